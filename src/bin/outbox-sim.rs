@@ -1,0 +1,337 @@
+//! outbox-sim: the native command line for the simulation core — list and run scenarios,
+//! print their summary or full trace, and benchmark the core.
+//!
+//! Bad input exits with status 2 and one line naming the value and what is allowed.
+
+use outbox_lab::sim::config::{self, Config};
+use outbox_lab::sim::scenario::{self, Scenario};
+use outbox_lab::sim::Simulation;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "\
+usage:
+  outbox-sim scenarios                     list scenario ids and titles
+  outbox-sim keys                          list config keys, defaults and ranges
+  outbox-sim run <scenario> [--seed N] [--set key=value]... [--json] [--trace]
+  outbox-sim bench --orders N [--seed N] [--set key=value]...
+  outbox-sim help";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("outbox-sim: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<(), String> {
+    let Some(command) = args.first() else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let rest = &args[1..];
+    match command.as_str() {
+        "scenarios" => {
+            no_more(rest)?;
+            for s in scenario::all() {
+                println!("{:<28} {}", s.id, s.title_en);
+            }
+            Ok(())
+        }
+        "keys" => {
+            no_more(rest)?;
+            let defaults = Config::default();
+            for k in config::KEYS {
+                let default = defaults.get(k.name).unwrap_or_default();
+                println!(
+                    "{:<22} default {:<10} {}; {}",
+                    k.name,
+                    default,
+                    k.allowed(),
+                    k.help
+                );
+            }
+            Ok(())
+        }
+        "run" => run(rest),
+        "bench" => bench(rest),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!(
+            "unknown command '{other}'; allowed: scenarios, keys, run, bench, help"
+        )),
+    }
+}
+
+fn no_more(rest: &[String]) -> Result<(), String> {
+    match rest.first() {
+        Some(extra) => Err(format!("unexpected argument '{extra}'")),
+        None => Ok(()),
+    }
+}
+
+/// Options shared by `run` and `bench`.
+struct Options {
+    positional: Vec<String>,
+    seed: u64,
+    sets: Vec<String>,
+    json: bool,
+    trace: bool,
+    orders: Option<String>,
+}
+
+fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
+    let mut o = Options {
+        positional: Vec::new(),
+        seed: 1,
+        sets: Vec::new(),
+        json: false,
+        trace: false,
+        orders: None,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        let flag = arg.split_once('=').map_or(arg, |(f, _)| f);
+        let takes_value = matches!(flag, "--seed" | "--set" | "--orders");
+        if arg.starts_with("--") && !allow.contains(&flag) {
+            return Err(format!(
+                "unknown option '{arg}'; allowed: {}",
+                allow.join(", ")
+            ));
+        }
+        let value = if takes_value {
+            match arg.split_once('=') {
+                Some((_, v)) => Some(v.to_string()),
+                None => {
+                    i += 1;
+                    Some(
+                        args.get(i)
+                            .cloned()
+                            .ok_or_else(|| format!("option {flag} needs a value"))?,
+                    )
+                }
+            }
+        } else {
+            None
+        };
+        match (flag, value) {
+            ("--seed", Some(v)) => {
+                o.seed = v.parse().map_err(|_| {
+                    format!(
+                        "invalid seed '{v}': expected a whole number in 0..={}",
+                        u64::MAX
+                    )
+                })?
+            }
+            ("--set", Some(v)) => o.sets.push(v),
+            ("--orders", Some(v)) => o.orders = Some(v),
+            ("--json", _) => o.json = true,
+            ("--trace", _) => o.trace = true,
+            _ => o.positional.push(arg.to_string()),
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
+fn configure(base: &Config, sets: &[String]) -> Result<Config, String> {
+    let mut config = base.clone();
+    for pair in sets {
+        config.set_pair(pair).map_err(|e| e.to_string())?;
+    }
+    Ok(config)
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let o = parse_options(args, &["--seed", "--set", "--json", "--trace"])?;
+    let id = match o.positional.as_slice() {
+        [id] => id,
+        [] => {
+            return Err(format!(
+                "run needs a scenario id; allowed: {}",
+                scenario::IDS.join(", ")
+            ))
+        }
+        [_, extra, ..] => return Err(format!("unexpected argument '{extra}'")),
+    };
+    let scenario = scenario::find(id)?;
+    let config = configure(&scenario.config, &o.sets)?;
+    let mut sim = Simulation::new(&scenario, config, o.seed).map_err(|e| e.to_string())?;
+    sim.run_to_end();
+
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = (|| -> std::io::Result<()> {
+        if o.trace {
+            for event in sim.events() {
+                writeln!(out, "{}", event.trace_json())?;
+            }
+        }
+        if o.json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&sim.summary()).unwrap_or_default()
+            )?;
+        }
+        if !o.trace && !o.json {
+            write_human(&mut out, &scenario, &sim)?;
+        }
+        out.flush()
+    })();
+    // A closed pipe (e.g. `| head`) is not an error worth a message.
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> std::io::Result<()> {
+    let s = sim.summary();
+    writeln!(
+        out,
+        "{} (seed {}): {}",
+        s.scenario, s.seed, scenario.title_en
+    )?;
+    writeln!(
+        out,
+        "  finished: {:?} after {} events, {} ms simulated",
+        s.phase, s.events, s.sim_time_ms
+    )?;
+    writeln!(
+        out,
+        "  orders: {} committed, {} rolled back, {} lost",
+        s.orders_committed, s.orders_rolled_back, s.lost_orders
+    )?;
+    writeln!(
+        out,
+        "  outbox: {} pending, {} sent, {} done, {} dead",
+        s.outbox.pending, s.outbox.sent, s.outbox.done, s.outbox.dead
+    )?;
+    writeln!(
+        out,
+        "  relay: {} scans, {} rows examined, {} publishes, {} failed",
+        s.scans, s.rows_examined, s.publishes, s.publish_failures
+    )?;
+    writeln!(
+        out,
+        "  broker: {} deliveries, {} of them repeats ({} after an ack timeout)",
+        s.deliveries, s.duplicate_deliveries, s.redeliveries
+    )?;
+    writeln!(
+        out,
+        "  consumer: {} effects, {} double, {} duplicates skipped, {} crashes",
+        s.effects_applied, s.duplicate_effects, s.duplicates_skipped, s.consumer_crashes
+    )?;
+    let w = s.consistency_window_ms;
+    writeln!(
+        out,
+        "  consistency window: p50 {} ms, p99 {} ms, max {} ms",
+        w.p50, w.p99, w.max
+    )?;
+    if s.violations_total == 0 {
+        writeln!(out, "  invariants: all held")?;
+    } else {
+        writeln!(out, "  invariants: {} violations", s.violations_total)?;
+        for v in &s.violations {
+            writeln!(
+                out,
+                "    event {} at {} ms: {}: {}",
+                v.seq,
+                v.at_ms,
+                v.kind.as_str(),
+                v.detail
+            )?;
+        }
+        writeln!(
+            out,
+            "  reproduce: outbox-sim run {} --seed {} --trace",
+            s.scenario, s.seed
+        )?;
+    }
+    Ok(())
+}
+
+/// The config a benchmark starts from: a relay that keeps up with 100 orders/s.
+fn bench_config() -> Config {
+    Config {
+        order_interval_ms: 10,
+        scan_interval_ms: 1_000,
+        batch_size: 200,
+        publish_latency_ms: 1,
+        settle_after_ms: 0,
+        max_sim_time_ms: 365 * 24 * 3_600_000,
+        ..Config::default()
+    }
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let o = parse_options(args, &["--orders", "--seed", "--set"])?;
+    if let Some(extra) = o.positional.first() {
+        return Err(format!("unexpected argument '{extra}'"));
+    }
+    let orders = o
+        .orders
+        .ok_or("bench needs --orders N (a whole number in 1..=10000000)")?;
+    let mut config = configure(&bench_config(), &o.sets)?;
+    let spec = config::spec("orders").ok_or("internal: no 'orders' key")?;
+    config.set("orders", &orders).map_err(|e| e.to_string())?;
+    if config.orders < 1 {
+        return Err(format!(
+            "invalid value '{orders}' for --orders: expected {}",
+            spec.allowed().replace("0..", "1..")
+        ));
+    }
+    let scenario = Scenario {
+        id: "bench".into(),
+        title_en: "benchmark".into(),
+        title_zh: "基准".into(),
+        config: config.clone(),
+        script: vec![],
+    };
+    let started = Instant::now();
+    let mut sim = Simulation::new(&scenario, config, o.seed)
+        .map_err(|e| e.to_string())?
+        .without_log();
+    sim.run_to_end();
+    let seconds = started.elapsed().as_secs_f64().max(1e-9);
+    let s = sim.summary();
+    let c = sim.counters();
+    let per_scan = if c.scans == 0 {
+        0.0
+    } else {
+        c.rows_examined as f64 / c.scans as f64
+    };
+    println!("orders           {}", s.orders_committed);
+    println!("events           {}", s.events);
+    println!("wall_seconds     {seconds:.3}");
+    println!(
+        "orders_per_s     {:.0}",
+        s.orders_committed as f64 / seconds
+    );
+    println!("events_per_s     {:.0}", s.events as f64 / seconds);
+    println!("scans            {}", c.scans);
+    println!(
+        "rows_examined_per_scan  mean {per_scan:.2}  max {}",
+        c.max_rows_examined_per_scan
+    );
+    println!("outbox_rows      {}", sim.world().order_db.outbox.len());
+    println!("sim_time_ms      {}", s.sim_time_ms);
+    println!(
+        "consistency_window_ms  p50 {}  p99 {}  max {}",
+        s.consistency_window_ms.p50, s.consistency_window_ms.p99, s.consistency_window_ms.max
+    );
+    println!("phase            {:?}", s.phase);
+    println!("violations       {}", s.violations_total);
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! outbox-lab: a deterministic simulation of the local message table (transactional
+//! outbox) pattern, and the browser lab built on it.
+
+pub mod sim;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

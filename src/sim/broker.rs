@@ -1,0 +1,146 @@
+//! The broker (the kitchen window): at-least-once delivery. A published message stays
+//! unacked until the consumer acks one of its deliveries; a delivery not acked within
+//! `ack_timeout_ms` is delivered again, and now and then a copy is delivered twice.
+
+use super::consumer;
+use super::event::{DeliveryCause, EventKind, Injection};
+use super::simulation::{Action, Ctx};
+use std::collections::BTreeMap;
+
+/// A message the broker holds until it is acked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unacked {
+    pub msg_id: u64,
+    pub biz_key: String,
+    pub payload: String,
+    /// Deliveries of this message still waiting for their ack.
+    pub deliveries: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BrokerState {
+    /// While an outage lasts: when it ends.
+    pub down_until_ms: Option<u64>,
+    pub next_offset: u64,
+    pub next_delivery_id: u64,
+    /// Published and not yet acked, by queue offset.
+    pub unacked: BTreeMap<u64, Unacked>,
+    /// Outstanding delivery id -> queue offset.
+    pub outstanding: BTreeMap<u64, u64>,
+    /// A person asked that the next delivery be duplicated.
+    pub duplicate_next_armed: bool,
+}
+
+impl BrokerState {
+    pub fn is_down(&self, now_ms: u64) -> bool {
+        matches!(self.down_until_ms, Some(until) if now_ms < until)
+    }
+
+    pub fn apply(&mut self, kind: &EventKind) {
+        use EventKind::*;
+        match kind {
+            MessagePublished { msg_id, biz_key, offset, payload, .. } => {
+                self.next_offset = self.next_offset.max(offset + 1);
+                self.unacked.insert(
+                    *offset,
+                    Unacked { msg_id: *msg_id, biz_key: biz_key.clone(), payload: payload.clone(), deliveries: Vec::new() },
+                );
+            }
+            MessageDelivered { delivery_id, offset, cause, .. } => {
+                self.next_delivery_id = self.next_delivery_id.max(delivery_id + 1);
+                if *cause == DeliveryCause::First {
+                    self.duplicate_next_armed = false;
+                }
+                if let Some(message) = self.unacked.get_mut(offset) {
+                    message.deliveries.push(*delivery_id);
+                    self.outstanding.insert(*delivery_id, *offset);
+                }
+            }
+            MessageAcked { delivery_id, .. } => {
+                if let Some(offset) = self.outstanding.remove(delivery_id) {
+                    if let Some(message) = self.unacked.remove(&offset) {
+                        for d in message.deliveries {
+                            self.outstanding.remove(&d);
+                        }
+                    }
+                }
+            }
+            BrokerWentDown { until_ms } => {
+                self.down_until_ms = Some(self.down_until_ms.map_or(*until_ms, |u| u.max(*until_ms)));
+            }
+            BrokerRecovered => self.down_until_ms = None,
+            Injected(Injection::NextDeliveryDuplicated) => self.duplicate_next_armed = true,
+            _ => {}
+        }
+    }
+}
+
+/// The broker took a message at `offset`: schedule its first delivery.
+pub fn accept(ctx: &mut Ctx<'_>, offset: u64) {
+    let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms);
+    ctx.schedule(at, Action::Deliver { offset, cause: DeliveryCause::First });
+}
+
+/// Hands a message to the consumer, unless the broker is down or nobody is listening, in
+/// which case the message waits in the queue.
+pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Option<Box<Unacked>>) {
+    let wait_until = match (ctx.world.broker.down_until_ms, ctx.world.consumer.down_until_ms) {
+        (Some(until), _) if ctx.world.broker.is_down(ctx.now_ms) => Some(until),
+        (_, Some(until)) => Some(until.max(ctx.now_ms)),
+        _ => None,
+    };
+    if let Some(at) = wait_until {
+        let action = match copy {
+            Some(message) => Action::DeliverCopy { offset, message },
+            None => Action::Deliver { offset, cause },
+        };
+        return ctx.schedule(at, action);
+    }
+    // A duplicate copy arrives even if the original was acked meanwhile; anything else
+    // is delivered only while the message is unacked.
+    let message = match (ctx.world.broker.unacked.get(&offset), copy) {
+        (Some(m), _) => m.clone(),
+        (None, Some(c)) => *c,
+        (None, None) => return,
+    };
+    let delivery_id = ctx.world.broker.next_delivery_id;
+    let duplicate = cause == DeliveryCause::First
+        && (ctx.world.broker.duplicate_next_armed || ctx.faults.chance_ppm(ctx.config.mq_duplicate_rate));
+    ctx.emit(EventKind::MessageDelivered {
+        delivery_id,
+        offset,
+        msg_id: message.msg_id,
+        biz_key: message.biz_key.clone(),
+        cause,
+    });
+    if duplicate {
+        let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms).saturating_add(1);
+        ctx.schedule(at, Action::DeliverCopy { offset, message: Box::new(message.clone()) });
+    }
+    if ctx.world.broker.outstanding.contains_key(&delivery_id) {
+        let at = ctx.now_ms.saturating_add(ctx.config.ack_timeout_ms);
+        ctx.schedule(at, Action::AckTimeout { delivery_id });
+    }
+    consumer::handle(ctx, delivery_id, &message);
+}
+
+/// No ack for this delivery within `ack_timeout_ms`: deliver the message again.
+pub fn ack_timed_out(ctx: &mut Ctx<'_>, delivery_id: u64) {
+    if let Some(&offset) = ctx.world.broker.outstanding.get(&delivery_id) {
+        deliver(ctx, offset, DeliveryCause::AckTimeout, None);
+    }
+}
+
+pub fn outage_start(ctx: &mut Ctx<'_>, duration_ms: u64) {
+    let until_ms = ctx.now_ms.saturating_add(duration_ms);
+    ctx.emit(EventKind::BrokerWentDown { until_ms });
+    ctx.schedule(until_ms, Action::OutageEnd);
+}
+
+/// Ends the outage if it is due (a later outage may have extended it).
+pub fn outage_end(ctx: &mut Ctx<'_>, force: bool) {
+    match ctx.world.broker.down_until_ms {
+        Some(until) if force || until <= ctx.now_ms => ctx.emit(EventKind::BrokerRecovered),
+        _ => {}
+    }
+}

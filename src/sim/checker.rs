@@ -1,0 +1,194 @@
+//! Invariants, checked after every event, and the settle-time property.
+//! Checks are incremental (they look at what the event touched, plus O(1) global counts),
+//! so they stay on even for million-order benchmarks.
+
+use super::event::{Event, EventKind};
+use super::outbox_table::Status;
+use super::world::World;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    /// An order without its message, or a message without its order, became visible.
+    NotAtomic,
+    /// A message that was never committed (e.g. from a rolled-back transaction) was published.
+    GhostPublish,
+    /// A message's status moved backwards or sideways.
+    StatusNotMonotone,
+    /// Two rows with one biz_key in a table with a unique key.
+    DuplicateKey,
+    /// One business key's effect was applied more than once (a double charge).
+    DoubleEffect,
+    /// An effect was applied for a key that has no committed order.
+    EffectWithoutOrder,
+    /// After settling, a committed order has neither an effect nor a DEAD message.
+    LostOrder,
+}
+
+impl ViolationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::NotAtomic => "not_atomic",
+            ViolationKind::GhostPublish => "ghost_publish",
+            ViolationKind::StatusNotMonotone => "status_not_monotone",
+            ViolationKind::DuplicateKey => "duplicate_key",
+            ViolationKind::DoubleEffect => "double_effect",
+            ViolationKind::EffectWithoutOrder => "effect_without_order",
+            ViolationKind::LostOrder => "lost_order",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The event after which it was found (the last event, for settle-time checks).
+    pub seq: u64,
+    pub at_ms: u64,
+    pub kind: ViolationKind,
+    pub detail: String,
+}
+
+/// At most this many violations are kept in full; the rest are only counted.
+pub const MAX_KEPT_VIOLATIONS: usize = 100;
+
+#[derive(Clone, Debug, Default)]
+pub struct Checker {
+    pub violations: Vec<Violation>,
+    pub total: u64,
+    /// Message ids allocated by transactions that rolled back: they must never be published.
+    rolled_back_msg_ids: BTreeSet<u64>,
+}
+
+impl Checker {
+    fn report(&mut self, event: &Event, kind: ViolationKind, detail: String) {
+        self.total += 1;
+        if self.violations.len() < MAX_KEPT_VIOLATIONS {
+            self.violations.push(Violation { seq: event.seq, at_ms: event.at_ms, kind, detail });
+        }
+    }
+
+    pub fn count(&self, kind: ViolationKind) -> usize {
+        self.violations.iter().filter(|v| v.kind == kind).count()
+    }
+
+    /// Preconditions: what the event may do to the state it is about to change.
+    pub fn before(&mut self, world: &World, event: &Event) {
+        use EventKind::*;
+        let outbox = &world.order_db.outbox;
+        let transition = match &event.kind {
+            MessageMarkedSent { msg_id, .. } => Some((*msg_id, Status::Sent)),
+            MessageDead { msg_id, .. } => Some((*msg_id, Status::Dead)),
+            MessageDone { msg_id, .. } => Some((*msg_id, Status::Done)),
+            PublishFailed { msg_id, retry_count, .. } => {
+                if let Some(row) = outbox.get(*msg_id) {
+                    if row.status != Status::Pending || *retry_count <= row.retry_count {
+                        let detail = format!(
+                            "message {msg_id}: a failed publish must leave it PENDING with a higher retry count (was {} retry {}, now retry {retry_count})",
+                            row.status.as_str(),
+                            row.retry_count
+                        );
+                        self.report(event, ViolationKind::StatusNotMonotone, detail);
+                    }
+                }
+                None
+            }
+            MessagePublished { msg_id, biz_key, .. } => {
+                let committed = outbox.get(*msg_id).is_some();
+                if self.rolled_back_msg_ids.contains(msg_id) || !committed {
+                    let detail = format!("message {msg_id} ({biz_key}) was published but never committed");
+                    self.report(event, ViolationKind::GhostPublish, detail);
+                }
+                None
+            }
+            TransactionRolledBack { tx_id, .. } => {
+                if let Some(msg) = world.order_db.open_txs.get(tx_id).and_then(|tx| tx.message.as_ref()) {
+                    self.rolled_back_msg_ids.insert(msg.id);
+                }
+                None
+            }
+            EffectApplied { biz_key, recorded_key: true, .. } if world.consumer.dedup.contains_key(biz_key) => {
+                let detail = format!("dedup table already holds {biz_key}");
+                self.report(event, ViolationKind::DuplicateKey, detail);
+                None
+            }
+            _ => None,
+        };
+        if let Some((msg_id, to)) = transition {
+            match outbox.get(msg_id) {
+                Some(row) if row.status.may_become(to) => {}
+                Some(row) => {
+                    let detail = format!("message {msg_id}: {} -> {} is not allowed", row.status.as_str(), to.as_str());
+                    self.report(event, ViolationKind::StatusNotMonotone, detail);
+                }
+                None => {
+                    let detail = format!("message {msg_id} changed status to {} but does not exist", to.as_str());
+                    self.report(event, ViolationKind::GhostPublish, detail);
+                }
+            }
+        }
+    }
+
+    /// Postconditions: what must hold once the event is applied.
+    pub fn after(&mut self, world: &World, event: &Event) {
+        use EventKind::*;
+        let db = &world.order_db;
+        match &event.kind {
+            OrderCommitted { order_id, msg_id, biz_key, .. } => {
+                let order_ok = db.order_id_of(biz_key) == Some(*order_id);
+                let message_ok = db.outbox.id_of(biz_key) == Some(*msg_id);
+                if !order_ok || !message_ok {
+                    let detail = format!(
+                        "commit of {biz_key}: order visible = {order_ok}, its message visible = {message_ok}"
+                    );
+                    self.report(event, ViolationKind::NotAtomic, detail);
+                }
+            }
+            EffectApplied { biz_key, .. } => {
+                let count = world.consumer.effects.get(biz_key).map_or(0, |e| e.count);
+                if count > 1 {
+                    let detail = format!("{biz_key} was applied {count} times");
+                    self.report(event, ViolationKind::DoubleEffect, detail);
+                }
+                if db.order_id_of(biz_key).is_none() {
+                    let detail = format!("{biz_key} has an effect but no committed order");
+                    self.report(event, ViolationKind::EffectWithoutOrder, detail);
+                }
+            }
+            _ => {}
+        }
+        // Global, O(1): every visible order has exactly one visible message and vice versa.
+        if db.orders.len() != db.outbox.len() {
+            let detail = format!("{} orders but {} messages", db.orders.len(), db.outbox.len());
+            self.report(event, ViolationKind::NotAtomic, detail);
+        }
+    }
+
+    /// After the settle phase: every committed order has exactly one effect or a DEAD
+    /// message. Returns how many orders are lost (no effect and not DEAD).
+    pub fn check_settled(&mut self, world: &World, last: &Event) -> u64 {
+        let lost = lost_orders(world);
+        for biz_key in lost.iter().take(MAX_KEPT_VIOLATIONS) {
+            self.report(last, ViolationKind::LostOrder, format!("{biz_key} has no effect and is not DEAD"));
+        }
+        // Only the kept ones were reported above; count the rest.
+        self.total += lost.len().saturating_sub(MAX_KEPT_VIOLATIONS) as u64;
+        lost.len() as u64
+    }
+}
+
+/// Committed orders with no effect whose message is not DEAD.
+pub fn lost_orders(world: &World) -> Vec<String> {
+    let db = &world.order_db;
+    db.orders
+        .values()
+        .filter(|order| {
+            let has_effect = world.consumer.effects.contains_key(&order.biz_key);
+            let dead = db.outbox.id_of(&order.biz_key).and_then(|id| db.outbox.get(id)).map(|r| r.status)
+                == Some(Status::Dead);
+            !has_effect && !dead
+        })
+        .map(|order| order.biz_key.clone())
+        .collect()
+}

@@ -1,0 +1,390 @@
+//! Every knob of the simulation, with its unit, default and allowed range.
+//!
+//! Values arrive as text from the CLI (`--set key=value`), URL parameters and imported
+//! files, so parsing is strict and every error names the key, the value and what is
+//! allowed. Rates are written as decimals in [0, 1] and stored as integer parts per
+//! million, so no floating point ever enters a decision.
+
+use super::prng::PPM_ONE;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+const MINUTE_MS: u64 = 60_000;
+const DAY_MS: u64 = 24 * 60 * MINUTE_MS;
+
+/// What a value means, and so how it is parsed and printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// Whole milliseconds of simulated time.
+    Millis,
+    /// A whole number.
+    Count,
+    /// A probability: a decimal in [0, 1], stored as parts per million.
+    Rate,
+    /// `true` or `false`.
+    Flag,
+}
+
+/// One configurable key: the single source of truth for its name, range and meaning.
+#[derive(Clone, Copy, Debug)]
+pub struct KeySpec {
+    pub name: &'static str,
+    pub kind: ValueKind,
+    /// Inclusive bounds (for rates: in parts per million; for flags: 0..=1).
+    pub min: u64,
+    pub max: u64,
+    pub help: &'static str,
+}
+
+macro_rules! config {
+    ($( $name:ident : $ty:ty = $default:expr, $kind:ident, $min:expr, $max:expr, $help:expr; )*) => {
+        /// The simulation's configuration. Build it with `Config::default()` and change it
+        /// with [`Config::set`], which validates.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(default)]
+        pub struct Config {
+            $( #[doc = $help] pub $name: $ty, )*
+        }
+
+        impl Default for Config {
+            fn default() -> Self {
+                Config { $( $name: $default, )* }
+            }
+        }
+
+        /// All keys, in the order they are documented.
+        pub const KEYS: &[KeySpec] = &[
+            $( KeySpec { name: stringify!($name), kind: ValueKind::$kind, min: $min, max: $max, help: $help }, )*
+        ];
+
+        impl Config {
+            fn raw(&self, name: &str) -> Option<u64> {
+                match name {
+                    $( stringify!($name) => Some(to_raw(self.$name)), )*
+                    _ => None,
+                }
+            }
+
+            fn set_raw(&mut self, name: &str, raw: u64) {
+                match name {
+                    $( stringify!($name) => self.$name = from_raw(raw), )*
+                    _ => {}
+                }
+            }
+        }
+    };
+}
+
+trait Raw: Copy {
+    fn to_raw(self) -> u64;
+    fn from_raw(raw: u64) -> Self;
+}
+impl Raw for u64 {
+    fn to_raw(self) -> u64 {
+        self
+    }
+    fn from_raw(raw: u64) -> Self {
+        raw
+    }
+}
+impl Raw for u32 {
+    fn to_raw(self) -> u64 {
+        self as u64
+    }
+    fn from_raw(raw: u64) -> Self {
+        u32::try_from(raw).unwrap_or(u32::MAX)
+    }
+}
+impl Raw for bool {
+    fn to_raw(self) -> u64 {
+        self as u64
+    }
+    fn from_raw(raw: u64) -> Self {
+        raw != 0
+    }
+}
+fn to_raw<T: Raw>(v: T) -> u64 {
+    v.to_raw()
+}
+fn from_raw<T: Raw>(raw: u64) -> T {
+    T::from_raw(raw)
+}
+
+const PPM: u64 = PPM_ONE as u64;
+
+config! {
+    orders: u64 = 0, Count, 0, 10_000_000,
+        "Orders generated in addition to the scenario's scripted ones.";
+    order_interval_ms: u64 = 1_000, Millis, 1, DAY_MS,
+        "Mean gap between generated orders (uniform in 0..2x).";
+    tx_fail_rate: u32 = 0, Rate, 0, PPM,
+        "Chance that an order's local transaction hits a fault (at a random point) and rolls back.";
+    scan_interval_ms: u64 = 5 * MINUTE_MS, Millis, 1, DAY_MS,
+        "How often the relay scans the message table.";
+    batch_size: u64 = 20, Count, 1, 10_000,
+        "At most this many rows per scan (LIMIT).";
+    publish_latency_ms: u64 = 2, Millis, 0, MINUTE_MS,
+        "Time one publish to the broker takes, including the status update.";
+    backoff_base_ms: u64 = MINUTE_MS, Millis, 1, DAY_MS,
+        "First retry delay; each further failure doubles it (1, 2, 4 ... x base).";
+    max_retries: u64 = 5, Count, 0, 30,
+        "Failed publishes allowed before a message is moved to DEAD.";
+    mq_fail_rate: u32 = 0, Rate, 0, PPM,
+        "Chance that one publish to the broker fails.";
+    mq_outage_from_ms: u64 = 0, Millis, 0, 30 * DAY_MS,
+        "When a broker outage starts (used only if mq_outage_ms > 0).";
+    mq_outage_ms: u64 = 0, Millis, 0, 30 * DAY_MS,
+        "How long the broker outage lasts (0 = none).";
+    mq_latency_ms: u64 = 20, Millis, 0, MINUTE_MS,
+        "Broker-to-consumer delivery time.";
+    mq_duplicate_rate: u32 = 0, Rate, 0, PPM,
+        "Chance that the broker delivers a message a second time (at-least-once).";
+    ack_timeout_ms: u64 = 30_000, Millis, 1, DAY_MS,
+        "A delivery not acked within this time is redelivered.";
+    idempotent: bool = true, Flag, 0, 1,
+        "Whether the consumer checks its dedup table before applying the effect.";
+    consumer_crash_rate: u32 = 0, Rate, 0, PPM,
+        "Chance that the consumer crashes after its commit but before its ack.";
+    consumer_restart_ms: u64 = 5_000, Millis, 0, DAY_MS,
+        "How long a crashed consumer stays down.";
+    confirm_latency_ms: u64 = 20, Millis, 0, MINUTE_MS,
+        "Time for the consumer's confirmation to reach the order service (SENT -> DONE).";
+    settle_after_ms: u64 = 30 * MINUTE_MS, Millis, 0, 30 * DAY_MS,
+        "Faults stay on this long after the last scripted command or generated order; then they stop and the system drains.";
+    max_sim_time_ms: u64 = 7 * DAY_MS, Millis, 1, 365 * DAY_MS,
+        "Simulated time after which a run stops even if it has not settled.";
+    max_events: u64 = 20_000_000, Count, 1, 200_000_000,
+        "Events after which a run stops (bounds memory and time).";
+}
+
+/// A rejected `key=value`: the message names the key, the value and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+pub fn key_names() -> String {
+    KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+}
+
+pub fn spec(name: &str) -> Option<&'static KeySpec> {
+    KEYS.iter().find(|k| k.name == name)
+}
+
+impl KeySpec {
+    /// What values this key takes, in words, e.g. "a whole number of milliseconds in 1..=86400000".
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            ValueKind::Millis => format!("whole milliseconds in {}..={}", self.min, self.max),
+            ValueKind::Count => format!("a whole number in {}..={}", self.min, self.max),
+            ValueKind::Rate => "a decimal in [0, 1] with at most 6 decimals, e.g. 0.3".to_string(),
+            ValueKind::Flag => "true or false".to_string(),
+        }
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, ConfigError> {
+        let bad = || {
+            ConfigError(format!(
+                "invalid value '{text}' for {}: expected {}",
+                self.name,
+                self.allowed()
+            ))
+        };
+        let raw = match self.kind {
+            ValueKind::Millis | ValueKind::Count => {
+                let t = text.replace('_', "");
+                if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad());
+                }
+                t.parse::<u64>().map_err(|_| bad())?
+            }
+            ValueKind::Rate => parse_ppm(text).ok_or_else(bad)?,
+            ValueKind::Flag => match text {
+                "true" | "1" | "on" | "yes" => 1,
+                "false" | "0" | "off" | "no" => 0,
+                _ => return Err(bad()),
+            },
+        };
+        if raw < self.min || raw > self.max {
+            return Err(bad());
+        }
+        Ok(raw)
+    }
+
+    /// The value printed the way `parse` reads it.
+    pub fn format(&self, raw: u64) -> String {
+        match self.kind {
+            ValueKind::Millis | ValueKind::Count => raw.to_string(),
+            ValueKind::Rate => format_ppm(raw),
+            ValueKind::Flag => (raw != 0).to_string(),
+        }
+    }
+}
+
+/// "0.3" -> 300000. Accepts digits with at most one '.', at most 6 decimals, value <= 1.
+pub fn parse_ppm(text: &str) -> Option<u64> {
+    let (whole, frac) = match text.split_once('.') {
+        Some((w, f)) => (w, f),
+        None => (text, ""),
+    };
+    if whole.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !digits(frac) || frac.len() > 6 || whole.len() > 7 {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let mut frac_ppm: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    for _ in frac.len()..6 {
+        frac_ppm *= 10;
+    }
+    let ppm = whole.checked_mul(PPM)?.checked_add(frac_ppm)?;
+    (ppm <= PPM).then_some(ppm)
+}
+
+/// 300000 -> "0.3".
+pub fn format_ppm(ppm: u64) -> String {
+    let whole = ppm / PPM;
+    let frac = ppm % PPM;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let s = format!("{whole}.{frac:06}");
+    s.trim_end_matches('0').to_string()
+}
+
+impl Config {
+    /// Sets one key from its text form, validating the value. On error the config is unchanged.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let spec = spec(key).ok_or_else(|| {
+            ConfigError(format!(
+                "unknown config key '{key}'; allowed keys: {}",
+                key_names()
+            ))
+        })?;
+        let raw = spec.parse(value.trim())?;
+        self.set_raw(key, raw);
+        Ok(())
+    }
+
+    /// Applies `key=value`.
+    pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
+        let (key, value) = pair.split_once('=').ok_or_else(|| {
+            ConfigError(format!("malformed setting '{pair}': expected key=value, e.g. mq_fail_rate=0.3"))
+        })?;
+        self.set(key.trim(), value)
+    }
+
+    /// The current value of a key in its text form.
+    pub fn get(&self, key: &str) -> Option<String> {
+        let spec = spec(key)?;
+        self.raw(key).map(|raw| spec.format(raw))
+    }
+
+    /// Checks every field against its range (for configs that arrive whole, e.g. imported).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for spec in KEYS {
+            let raw = self.raw(spec.name).unwrap_or(0);
+            if raw < spec.min || raw > spec.max {
+                return Err(ConfigError(format!(
+                    "invalid value '{}' for {}: expected {}",
+                    spec.format(raw),
+                    spec.name,
+                    spec.allowed()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The retry delay after the `retry_count`-th failure (1-based): base * 2^(retry_count-1).
+    pub fn backoff_ms(&self, retry_count: u64) -> u64 {
+        let exponent = retry_count.saturating_sub(1).min(40) as u32;
+        self.backoff_base_ms.saturating_mul(1u64 << exponent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_source_document() {
+        let c = Config::default();
+        assert_eq!(c.scan_interval_ms, 300_000);
+        assert_eq!(c.batch_size, 20);
+        assert_eq!(c.backoff_base_ms, 60_000);
+        assert_eq!(c.max_retries, 5);
+        assert!(c.idempotent);
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn rates_parse_as_integer_ppm() {
+        assert_eq!(parse_ppm("0.3"), Some(300_000));
+        assert_eq!(parse_ppm("1"), Some(1_000_000));
+        assert_eq!(parse_ppm("1.0"), Some(1_000_000));
+        assert_eq!(parse_ppm(".5"), Some(500_000));
+        assert_eq!(parse_ppm("0.000001"), Some(1));
+        assert_eq!(parse_ppm("0.0000001"), None);
+        assert_eq!(parse_ppm("1.1"), None);
+        assert_eq!(parse_ppm("-0.1"), None);
+        assert_eq!(parse_ppm("abc"), None);
+        assert_eq!(parse_ppm(""), None);
+        assert_eq!(parse_ppm("."), None);
+        assert_eq!(parse_ppm("99999999999999999999"), None);
+        assert_eq!(format_ppm(300_000), "0.3");
+        assert_eq!(format_ppm(1_000_000), "1");
+        assert_eq!(format_ppm(1), "0.000001");
+    }
+
+    #[test]
+    fn set_validates_and_names_the_problem() {
+        let mut c = Config::default();
+        c.set("mq_fail_rate", "0.25").unwrap();
+        assert_eq!(c.mq_fail_rate, 250_000);
+        c.set("idempotent", "false").unwrap();
+        assert!(!c.idempotent);
+        c.set("batch_size", "1_000").unwrap();
+        assert_eq!(c.batch_size, 1000);
+
+        let before = c.clone();
+        let e = c.set("mq_fail_rate", "1.5").unwrap_err().0;
+        assert!(e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("[0, 1]"), "{e}");
+        let e = c.set("batch_size", "0").unwrap_err().0;
+        assert!(e.contains("1..=10000"), "{e}");
+        let e = c.set("batch_size", "-3").unwrap_err().0;
+        assert!(e.contains("'-3'"), "{e}");
+        let e = c.set("no_such_key", "1").unwrap_err().0;
+        assert!(e.contains("'no_such_key'") && e.contains("scan_interval_ms"), "{e}");
+        let e = c.set_pair("batch_size").unwrap_err().0;
+        assert!(e.contains("key=value"), "{e}");
+        assert_eq!(c, before, "a rejected value leaves the config unchanged");
+    }
+
+    #[test]
+    fn every_key_round_trips_through_text() {
+        let c = Config::default();
+        for spec in KEYS {
+            let text = c.get(spec.name).unwrap();
+            let mut d = Config::default();
+            d.set(spec.name, &text).unwrap();
+            assert_eq!(d, c, "{}", spec.name);
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_and_saturates() {
+        let c = Config::default();
+        let minutes: Vec<u64> = (1..=5).map(|n| c.backoff_ms(n) / 60_000).collect();
+        assert_eq!(minutes, vec![1, 2, 4, 8, 16]);
+        assert_eq!(c.backoff_ms(1000), 60_000u64.saturating_mul(1 << 40));
+    }
+}

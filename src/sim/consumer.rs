@@ -1,0 +1,103 @@
+//! The consumer (the kitchen) and its own database: a dedup table with a unique index on
+//! biz_key and an effects table (the dish cooked / the payment charged). For each delivery,
+//! one local transaction: check the key -> apply the effect -> record the key -> commit;
+//! then ack the broker and confirm to the order service.
+
+use super::broker::Unacked;
+use super::event::{EventKind, Injection};
+use super::simulation::{Action, Ctx};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The business effect recorded for one key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EffectRecord {
+    /// How many times the effect was applied: more than 1 is a double charge.
+    pub count: u64,
+    pub amount_cents: u64,
+    pub first_at_ms: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConsumerState {
+    /// While crashed: when it is back.
+    pub down_until_ms: Option<u64>,
+    /// A person asked that the consumer crash before its next ack.
+    pub crash_armed: bool,
+    /// The dedup table: processed biz_key -> when.
+    pub dedup: BTreeMap<String, u64>,
+    /// The effects table, by biz_key.
+    pub effects: BTreeMap<String, EffectRecord>,
+}
+
+impl ConsumerState {
+    pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
+        use EventKind::*;
+        match kind {
+            EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
+                if *recorded_key {
+                    self.dedup.entry(biz_key.clone()).or_insert(at_ms);
+                }
+                self.effects
+                    .entry(biz_key.clone())
+                    .and_modify(|e| e.count += 1)
+                    .or_insert(EffectRecord { count: 1, amount_cents: *amount_cents, first_at_ms: at_ms });
+            }
+            ConsumerCrashed { restart_at_ms, .. } => {
+                self.down_until_ms = Some(*restart_at_ms);
+                self.crash_armed = false;
+            }
+            ConsumerRestarted => self.down_until_ms = None,
+            Injected(Injection::ConsumerCrashArmed) => self.crash_armed = true,
+            _ => {}
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Payload {
+    amount_cents: u64,
+}
+
+/// One delivery: the consumer's local transaction, then the ack.
+pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
+    let biz_key = message.biz_key.clone();
+    let msg_id = message.msg_id;
+    let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key(&biz_key);
+    if duplicate {
+        // INSERT INTO dedup … ON CONFLICT DO NOTHING affected 0 rows: already done.
+        ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
+    } else {
+        // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
+        let amount_cents = serde_json::from_str::<Payload>(&message.payload).map_or(0, |p| p.amount_cents);
+        ctx.emit(EventKind::EffectApplied {
+            delivery_id,
+            msg_id,
+            biz_key,
+            amount_cents,
+            recorded_key: ctx.config.idempotent,
+        });
+    }
+
+    // Committed. Now the ack — unless the process dies first.
+    if ctx.world.consumer.crash_armed || ctx.faults.chance_ppm(ctx.config.consumer_crash_rate) {
+        let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.consumer_restart_ms);
+        ctx.emit(EventKind::ConsumerCrashed { delivery_id, restart_at_ms });
+        ctx.schedule(restart_at_ms, Action::ConsumerRestart);
+        return;
+    }
+    if ctx.world.broker.is_down(ctx.now_ms) {
+        ctx.emit(EventKind::AckLost { delivery_id, msg_id });
+    } else {
+        ctx.emit(EventKind::MessageAcked { delivery_id, msg_id });
+    }
+    // "Done" (or "already done") goes back to the order service: SENT -> DONE.
+    let at = ctx.now_ms.saturating_add(ctx.config.confirm_latency_ms);
+    ctx.schedule(at, Action::Confirm { msg_id });
+}
+
+pub fn restart(ctx: &mut Ctx<'_>) {
+    if matches!(ctx.world.consumer.down_until_ms, Some(until) if until <= ctx.now_ms) {
+        ctx.emit(EventKind::ConsumerRestarted);
+    }
+}

@@ -1,0 +1,550 @@
+//! The driver: owns time, the PRNGs, the agenda of scheduled actions, the script and the
+//! log. Each `step` runs the earliest due thing — a scripted command, a generated order or
+//! a scheduled action — and every state change it makes goes through `Ctx::emit`, which
+//! checks, applies, measures and records the event.
+
+use super::broker::{self, Unacked};
+use super::checker::{Checker, Violation};
+use super::config::{Config, ConfigError};
+use super::consumer;
+use super::event::{DeliveryCause, Event, EventKind, Injection, TxFault};
+use super::metrics::{Counters, Metrics, WindowStats};
+use super::order_service::{self, OrderRequest};
+use super::outbox_table::Status;
+use super::prng::Prng;
+use super::relay;
+use super::scenario::{Command, Scenario, ScriptStep};
+use super::world::World;
+use serde::Serialize;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Something an actor asked to happen later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    RelayScan { relay_id: u32 },
+    RelayPublish { relay_id: u32 },
+    Deliver { offset: u64, cause: DeliveryCause },
+    DeliverCopy { offset: u64, message: Box<Unacked> },
+    AckTimeout { delivery_id: u64 },
+    Confirm { msg_id: u64 },
+    ConsumerRestart,
+    OutageStart { duration_ms: u64 },
+    OutageEnd,
+}
+
+impl Action {
+    /// Periodic actions recur forever; a run is quiet when only they are left.
+    fn is_periodic(&self) -> bool {
+        matches!(self, Action::RelayScan { .. })
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Scheduled {
+    at_ms: u64,
+    seq: u64,
+    action: Action,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at_ms, self.seq) == (other.at_ms, other.seq)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    /// Reversed: the heap pops the earliest time, then the earliest scheduled.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at_ms, other.seq).cmp(&(self.at_ms, self.seq))
+    }
+}
+
+/// Scheduled actions in (time, insertion) order: a deterministic priority queue.
+#[derive(Clone, Debug, Default)]
+pub struct Agenda {
+    heap: BinaryHeap<Scheduled>,
+    next_seq: u64,
+    non_periodic: usize,
+}
+
+impl Agenda {
+    fn push(&mut self, at_ms: u64, action: Action) {
+        if !action.is_periodic() {
+            self.non_periodic += 1;
+        }
+        self.heap.push(Scheduled { at_ms, seq: self.next_seq, action });
+        self.next_seq += 1;
+    }
+
+    fn peek_at(&self) -> Option<u64> {
+        self.heap.peek().map(|s| s.at_ms)
+    }
+
+    fn pop(&mut self) -> Option<Scheduled> {
+        let s = self.heap.pop()?;
+        if !s.action.is_periodic() {
+            self.non_periodic -= 1;
+        }
+        Some(s)
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// Where the log goes: the checker, the metrics, and (unless benchmarking) a Vec.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    pub next_seq: u64,
+    pub retain: bool,
+    pub log: Vec<Event>,
+    pub last: Option<Event>,
+    pub checker: Checker,
+    pub metrics: Metrics,
+}
+
+/// What an actor may touch while it acts: the world, the fault PRNG, the agenda, the log.
+pub struct Ctx<'a> {
+    pub now_ms: u64,
+    pub config: &'a Config,
+    pub world: &'a mut World,
+    pub faults: &'a mut Prng,
+    agenda: &'a mut Agenda,
+    recorder: &'a mut Recorder,
+}
+
+impl Ctx<'_> {
+    /// The only way state changes: check, apply, measure, record.
+    pub fn emit(&mut self, kind: EventKind) {
+        let r = &mut *self.recorder;
+        let event = Event { seq: r.next_seq, at_ms: self.now_ms, kind };
+        r.next_seq += 1;
+        r.checker.before(self.world, &event);
+        self.world.apply(&event);
+        r.checker.after(self.world, &event);
+        r.metrics.observe(self.world, &event);
+        if r.retain {
+            r.log.push(event.clone());
+        }
+        r.last = Some(event);
+    }
+
+    pub fn schedule(&mut self, at_ms: u64, action: Action) {
+        self.agenda.push(at_ms.max(self.now_ms), action);
+    }
+}
+
+/// Orders that arrive by themselves (`orders=N`), spaced uniformly in 0..2x the mean gap.
+/// Has its own PRNG stream, so fault settings never change which orders arrive when.
+#[derive(Clone, Debug)]
+struct OrderGenerator {
+    remaining: u64,
+    issued: u64,
+    next_at_ms: u64,
+    interval_ms: u64,
+    prng: Prng,
+}
+
+impl OrderGenerator {
+    fn new(count: u64, interval_ms: u64, seed: u64) -> Self {
+        let mut prng = Prng::new(seed ^ 0x6F72_6465_7273_2121);
+        let next_at_ms = prng.between(0, interval_ms.saturating_mul(2));
+        OrderGenerator { remaining: count, issued: 0, next_at_ms, interval_ms, prng }
+    }
+
+    fn next_at(&self) -> Option<u64> {
+        (self.remaining > 0).then_some(self.next_at_ms)
+    }
+
+    fn take(&mut self, tx_fail_rate: u32) -> OrderRequest {
+        self.remaining -= 1;
+        self.issued += 1;
+        let amount_cents = self.prng.between(100, 50_000);
+        let fault = if self.prng.chance_ppm(tx_fail_rate) {
+            TxFault::ALL.get(self.prng.below(3) as usize).copied()
+        } else {
+            None
+        };
+        self.next_at_ms = self.next_at_ms.saturating_add(self.prng.between(0, self.interval_ms.saturating_mul(2)));
+        OrderRequest { biz_key: format!("ORD-{:07}", self.issued), amount_cents, fault }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Scripted commands, generated orders and faults are active.
+    Running,
+    /// Faults are off; waiting until nothing is PENDING, SENT or in flight.
+    Settling,
+    /// Everything drained.
+    Settled,
+    /// Stopped at `max_sim_time_ms` before settling.
+    TimeLimit,
+    /// Stopped at `max_events` before settling.
+    EventLimit,
+}
+
+impl Phase {
+    pub fn is_finished(self) -> bool {
+        !matches!(self, Phase::Running | Phase::Settling)
+    }
+}
+
+/// One run of a scenario.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    scenario_id: String,
+    seed: u64,
+    config: Config,
+    now_ms: u64,
+    faults: Prng,
+    world: World,
+    agenda: Agenda,
+    script: Vec<ScriptStep>,
+    script_cursor: usize,
+    generator: OrderGenerator,
+    last_input_at_ms: u64,
+    phase: Phase,
+    steps: u64,
+    recorder: Recorder,
+    lost_orders: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OutboxCounts {
+    pub pending: u64,
+    pub sent: u64,
+    pub done: u64,
+    pub dead: u64,
+}
+
+/// The run's outcome: what `outbox-sim run --json` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub phase: Phase,
+    pub settled: bool,
+    pub orders_committed: u64,
+    pub orders_rolled_back: u64,
+    pub outbox: OutboxCounts,
+    pub publishes: u64,
+    pub publish_failures: u64,
+    pub dead_letters: u64,
+    pub deliveries: u64,
+    pub duplicate_deliveries: u64,
+    pub redeliveries: u64,
+    pub effects_applied: u64,
+    pub duplicate_effects: u64,
+    pub duplicates_skipped: u64,
+    pub consumer_crashes: u64,
+    pub acks_lost: u64,
+    pub lost_orders: u64,
+    pub scans: u64,
+    pub rows_examined: u64,
+    pub consistency_window_ms: WindowStats,
+    pub violations: Vec<Violation>,
+    pub violations_total: u64,
+    pub events: u64,
+    pub sim_time_ms: u64,
+}
+
+impl Simulation {
+    /// A run of `scenario` with `seed`. `config` is the scenario's config with any
+    /// overrides already applied; scripted `set` commands are validated here, up front.
+    pub fn new(scenario: &Scenario, config: Config, seed: u64) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut scratch = config.clone();
+        for step in &scenario.script {
+            if let Command::Set { key, value } = &step.command {
+                scratch.set(key, value)?;
+            }
+        }
+        let mut script = scenario.script.clone();
+        script.sort_by_key(|s| s.at_ms);
+        let mut agenda = Agenda::default();
+        agenda.push(config.scan_interval_ms, Action::RelayScan { relay_id: 0 });
+        if config.mq_outage_ms > 0 {
+            agenda.push(config.mq_outage_from_ms, Action::OutageStart { duration_ms: config.mq_outage_ms });
+        }
+        Ok(Simulation {
+            scenario_id: scenario.id.clone(),
+            seed,
+            generator: OrderGenerator::new(config.orders, config.order_interval_ms, seed),
+            faults: Prng::new(seed),
+            world: World::new(1),
+            now_ms: 0,
+            agenda,
+            script,
+            script_cursor: 0,
+            last_input_at_ms: 0,
+            phase: Phase::Running,
+            steps: 0,
+            recorder: Recorder { retain: true, ..Default::default() },
+            lost_orders: 0,
+            config,
+        })
+    }
+
+    /// Keep only counters and the last event, not the log (for benchmarks).
+    pub fn without_log(mut self) -> Self {
+        self.recorder.retain = false;
+        self
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.recorder.log
+    }
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.recorder.metrics.counters
+    }
+    pub fn violations(&self) -> &[Violation] {
+        &self.recorder.checker.violations
+    }
+    pub fn events_emitted(&self) -> u64 {
+        self.recorder.next_seq
+    }
+
+    fn ctx(&mut self) -> Ctx<'_> {
+        Ctx {
+            now_ms: self.now_ms,
+            config: &self.config,
+            world: &mut self.world,
+            faults: &mut self.faults,
+            agenda: &mut self.agenda,
+            recorder: &mut self.recorder,
+        }
+    }
+
+    fn inputs_exhausted(&self) -> bool {
+        self.script_cursor >= self.script.len() && self.generator.next_at().is_none()
+    }
+
+    fn settle_at_ms(&self) -> u64 {
+        self.last_input_at_ms.saturating_add(self.config.settle_after_ms)
+    }
+
+    /// Nothing PENDING, SENT, uncommitted or in flight, and no one-off action pending.
+    pub fn is_quiet(&self) -> bool {
+        let db = &self.world.order_db;
+        db.outbox.count(Status::Pending) == 0
+            && db.outbox.count(Status::Sent) == 0
+            && db.open_txs.is_empty()
+            && self.world.broker.unacked.is_empty()
+            && self.world.consumer.down_until_ms.is_none()
+            && self.agenda.non_periodic == 0
+    }
+
+    /// Runs the earliest due thing. Returns false once the run is finished.
+    pub fn step(&mut self) -> bool {
+        if self.phase.is_finished() {
+            return false;
+        }
+        self.steps += 1;
+        if self.recorder.next_seq >= self.config.max_events || self.steps > self.config.max_events.saturating_mul(8) {
+            return self.finish(Phase::EventLimit);
+        }
+        if self.phase == Phase::Settling && self.is_quiet() {
+            return self.finish(Phase::Settled);
+        }
+
+        let script_at = self.script.get(self.script_cursor).map(|s| s.at_ms);
+        let order_at = self.generator.next_at();
+        let agenda_at = self.agenda.peek_at();
+
+        if self.phase == Phase::Running && self.inputs_exhausted() {
+            let settle_at = self.settle_at_ms().max(self.now_ms);
+            if agenda_at.is_none_or(|at| at > settle_at) {
+                self.now_ms = settle_at;
+                self.start_settling();
+                return true;
+            }
+        }
+
+        // Earliest first; at equal times: script, then generated orders, then the agenda.
+        let candidates = [script_at, order_at, agenda_at];
+        let Some(at) = candidates.iter().flatten().copied().min() else {
+            // Nothing at all left to happen.
+            return self.finish(if self.is_quiet() { Phase::Settled } else { Phase::TimeLimit });
+        };
+        if at > self.config.max_sim_time_ms {
+            self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
+            return self.finish(Phase::TimeLimit);
+        }
+        self.now_ms = self.now_ms.max(at);
+
+        if script_at == Some(at) {
+            let step = self.script[self.script_cursor].clone();
+            self.script_cursor += 1;
+            self.last_input_at_ms = at;
+            self.run_command(step.command);
+        } else if order_at == Some(at) {
+            let request = self.generator.take(self.config.tx_fail_rate);
+            self.last_input_at_ms = at;
+            order_service::place_order(&mut self.ctx(), &request);
+        } else if let Some(scheduled) = self.agenda.pop() {
+            self.run_action(scheduled.action);
+        }
+        true
+    }
+
+    /// Steps until the run is finished (bounded by `max_events` and `max_sim_time_ms`).
+    pub fn run_to_end(&mut self) {
+        while self.step() {}
+    }
+
+    fn finish(&mut self, phase: Phase) -> bool {
+        self.phase = phase;
+        if phase == Phase::Settled {
+            if let Some(last) = self.recorder.last.clone() {
+                self.lost_orders = self.recorder.checker.check_settled(&self.world, &last);
+            }
+        } else {
+            self.lost_orders = super::checker::lost_orders(&self.world).len() as u64;
+        }
+        false
+    }
+
+    fn start_settling(&mut self) {
+        self.phase = Phase::Settling;
+        self.config.mq_fail_rate = 0;
+        self.config.mq_duplicate_rate = 0;
+        self.config.consumer_crash_rate = 0;
+        self.config.tx_fail_rate = 0;
+        let mut ctx = self.ctx();
+        ctx.emit(EventKind::Injected(Injection::SettleStarted));
+        broker::outage_end(&mut ctx, true);
+    }
+
+    fn run_command(&mut self, command: Command) {
+        match command {
+            Command::PlaceOrder(request) => order_service::place_order(&mut self.ctx(), &request),
+            Command::StartMqOutage { duration_ms } => {
+                let mut ctx = self.ctx();
+                ctx.emit(EventKind::Injected(Injection::MqOutageStarted { duration_ms }));
+                broker::outage_start(&mut ctx, duration_ms);
+            }
+            Command::StopMqOutage => {
+                let mut ctx = self.ctx();
+                ctx.emit(EventKind::Injected(Injection::MqOutageStopped));
+                broker::outage_end(&mut ctx, true);
+            }
+            Command::DuplicateNextDelivery => {
+                self.ctx().emit(EventKind::Injected(Injection::NextDeliveryDuplicated));
+            }
+            Command::CrashConsumerBeforeAck => {
+                self.ctx().emit(EventKind::Injected(Injection::ConsumerCrashArmed));
+            }
+            Command::ScanNow => relay::scan(&mut self.ctx(), 0, false),
+            Command::Set { key, value } => {
+                // Validated in `new`; a refused value leaves the config unchanged.
+                if self.config.set(&key, &value).is_ok() {
+                    let value = self.config.get(&key).unwrap_or(value);
+                    self.ctx().emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
+                }
+            }
+        }
+    }
+
+    fn run_action(&mut self, action: Action) {
+        let mut ctx = self.ctx();
+        match action {
+            Action::RelayScan { relay_id } => relay::scan(&mut ctx, relay_id, true),
+            Action::RelayPublish { relay_id } => relay::publish_next(&mut ctx, relay_id),
+            Action::Deliver { offset, cause } => broker::deliver(&mut ctx, offset, cause, None),
+            Action::DeliverCopy { offset, message } => {
+                broker::deliver(&mut ctx, offset, DeliveryCause::Duplicate, Some(message))
+            }
+            Action::AckTimeout { delivery_id } => broker::ack_timed_out(&mut ctx, delivery_id),
+            Action::Confirm { msg_id } => order_service::confirm_done(&mut ctx, msg_id),
+            Action::ConsumerRestart => consumer::restart(&mut ctx),
+            Action::OutageStart { duration_ms } => broker::outage_start(&mut ctx, duration_ms),
+            Action::OutageEnd => broker::outage_end(&mut ctx, false),
+        }
+    }
+
+    pub fn summary(&self) -> Summary {
+        let c = &self.recorder.metrics.counters;
+        let outbox = &self.world.order_db.outbox;
+        Summary {
+            scenario: self.scenario_id.clone(),
+            seed: self.seed,
+            phase: self.phase,
+            settled: self.phase == Phase::Settled,
+            orders_committed: c.orders_committed,
+            orders_rolled_back: c.orders_rolled_back,
+            outbox: OutboxCounts {
+                pending: outbox.count(Status::Pending),
+                sent: outbox.count(Status::Sent),
+                done: outbox.count(Status::Done),
+                dead: outbox.count(Status::Dead),
+            },
+            publishes: c.publishes,
+            publish_failures: c.publish_failures,
+            dead_letters: c.dead_letters,
+            deliveries: c.deliveries,
+            duplicate_deliveries: c.duplicate_deliveries,
+            redeliveries: c.redeliveries,
+            effects_applied: c.effects_applied,
+            duplicate_effects: c.duplicate_effects,
+            duplicates_skipped: c.duplicates_skipped,
+            consumer_crashes: c.consumer_crashes,
+            acks_lost: c.acks_lost,
+            lost_orders: self.lost_orders,
+            scans: c.scans,
+            rows_examined: c.rows_examined,
+            consistency_window_ms: self.recorder.metrics.window_stats(),
+            violations: self.recorder.checker.violations.clone(),
+            violations_total: self.recorder.checker.total,
+            events: self.recorder.next_seq,
+            sim_time_ms: self.now_ms,
+        }
+    }
+
+    /// The whole log as `--trace` lines.
+    pub fn trace_jsonl(&self) -> String {
+        let mut out = String::new();
+        for event in self.events() {
+            out.push_str(&event.trace_json());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// FNV-1a 64 of a text: a short, portable fingerprint for comparing traces across platforms.
+pub fn fingerprint(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= byte as u64;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    hash
+}
