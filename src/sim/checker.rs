@@ -65,7 +65,12 @@ impl Checker {
     fn report(&mut self, event: &Event, kind: ViolationKind, detail: String) {
         self.total += 1;
         if self.violations.len() < MAX_KEPT_VIOLATIONS {
-            self.violations.push(Violation { seq: event.seq, at_ms: event.at_ms, kind, detail });
+            self.violations.push(Violation {
+                seq: event.seq,
+                at_ms: event.at_ms,
+                kind,
+                detail,
+            });
         }
     }
 
@@ -81,7 +86,11 @@ impl Checker {
             MessageMarkedSent { msg_id, .. } => Some((*msg_id, Status::Sent)),
             MessageDead { msg_id, .. } => Some((*msg_id, Status::Dead)),
             MessageDone { msg_id, .. } => Some((*msg_id, Status::Done)),
-            PublishFailed { msg_id, retry_count, .. } => {
+            PublishFailed {
+                msg_id,
+                retry_count,
+                ..
+            } => {
                 if let Some(row) = outbox.get(*msg_id) {
                     if row.status != Status::Pending || *retry_count <= row.retry_count {
                         let detail = format!(
@@ -94,21 +103,33 @@ impl Checker {
                 }
                 None
             }
-            MessagePublished { msg_id, biz_key, .. } => {
+            MessagePublished {
+                msg_id, biz_key, ..
+            } => {
                 let committed = outbox.get(*msg_id).is_some();
                 if self.rolled_back_msg_ids.contains(msg_id) || !committed {
-                    let detail = format!("message {msg_id} ({biz_key}) was published but never committed");
+                    let detail =
+                        format!("message {msg_id} ({biz_key}) was published but never committed");
                     self.report(event, ViolationKind::GhostPublish, detail);
                 }
                 None
             }
             TransactionRolledBack { tx_id, .. } => {
-                if let Some(msg) = world.order_db.open_txs.get(tx_id).and_then(|tx| tx.message.as_ref()) {
+                if let Some(msg) = world
+                    .order_db
+                    .open_txs
+                    .get(tx_id)
+                    .and_then(|tx| tx.message.as_ref())
+                {
                     self.rolled_back_msg_ids.insert(msg.id);
                 }
                 None
             }
-            EffectApplied { biz_key, recorded_key: true, .. } if world.consumer.dedup.contains_key(biz_key) => {
+            EffectApplied {
+                biz_key,
+                recorded_key: true,
+                ..
+            } if world.consumer.dedup.contains_key(biz_key) => {
                 let detail = format!("dedup table already holds {biz_key}");
                 self.report(event, ViolationKind::DuplicateKey, detail);
                 None
@@ -119,11 +140,18 @@ impl Checker {
             match outbox.get(msg_id) {
                 Some(row) if row.status.may_become(to) => {}
                 Some(row) => {
-                    let detail = format!("message {msg_id}: {} -> {} is not allowed", row.status.as_str(), to.as_str());
+                    let detail = format!(
+                        "message {msg_id}: {} -> {} is not allowed",
+                        row.status.as_str(),
+                        to.as_str()
+                    );
                     self.report(event, ViolationKind::StatusNotMonotone, detail);
                 }
                 None => {
-                    let detail = format!("message {msg_id} changed status to {} but does not exist", to.as_str());
+                    let detail = format!(
+                        "message {msg_id} changed status to {} but does not exist",
+                        to.as_str()
+                    );
                     self.report(event, ViolationKind::GhostPublish, detail);
                 }
             }
@@ -135,7 +163,12 @@ impl Checker {
         use EventKind::*;
         let db = &world.order_db;
         match &event.kind {
-            OrderCommitted { order_id, msg_id, biz_key, .. } => {
+            OrderCommitted {
+                order_id,
+                msg_id,
+                biz_key,
+                ..
+            } => {
                 let order_ok = db.order_id_of(biz_key) == Some(*order_id);
                 let message_ok = db.outbox.id_of(biz_key) == Some(*msg_id);
                 if !order_ok || !message_ok {
@@ -160,7 +193,11 @@ impl Checker {
         }
         // Global, O(1): every visible order has exactly one visible message and vice versa.
         if db.orders.len() != db.outbox.len() {
-            let detail = format!("{} orders but {} messages", db.orders.len(), db.outbox.len());
+            let detail = format!(
+                "{} orders but {} messages",
+                db.orders.len(),
+                db.outbox.len()
+            );
             self.report(event, ViolationKind::NotAtomic, detail);
         }
     }
@@ -170,7 +207,11 @@ impl Checker {
     pub fn check_settled(&mut self, world: &World, last: &Event) -> u64 {
         let lost = lost_orders(world);
         for biz_key in lost.iter().take(MAX_KEPT_VIOLATIONS) {
-            self.report(last, ViolationKind::LostOrder, format!("{biz_key} has no effect and is not DEAD"));
+            self.report(
+                last,
+                ViolationKind::LostOrder,
+                format!("{biz_key} has no effect and is not DEAD"),
+            );
         }
         // Only the kept ones were reported above; count the rest.
         self.total += lost.len().saturating_sub(MAX_KEPT_VIOLATIONS) as u64;
@@ -185,7 +226,11 @@ pub fn lost_orders(world: &World) -> Vec<String> {
         .values()
         .filter(|order| {
             let has_effect = world.consumer.effects.contains_key(&order.biz_key);
-            let dead = db.outbox.id_of(&order.biz_key).and_then(|id| db.outbox.get(id)).map(|r| r.status)
+            let dead = db
+                .outbox
+                .id_of(&order.biz_key)
+                .and_then(|id| db.outbox.get(id))
+                .map(|r| r.status)
                 == Some(Status::Dead);
             !has_effect && !dead
         })

@@ -240,8 +240,16 @@ pub fn parse_ppm(text: &str) -> Option<u64> {
     if !digits(whole) || !digits(frac) || frac.len() > 6 || whole.len() > 7 {
         return None;
     }
-    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
-    let mut frac_ppm: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let mut frac_ppm: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     for _ in frac.len()..6 {
         frac_ppm *= 10;
     }
@@ -277,7 +285,9 @@ impl Config {
     /// Applies `key=value`.
     pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
         let (key, value) = pair.split_once('=').ok_or_else(|| {
-            ConfigError(format!("malformed setting '{pair}': expected key=value, e.g. mq_fail_rate=0.3"))
+            ConfigError(format!(
+                "malformed setting '{pair}': expected key=value, e.g. mq_fail_rate=0.3"
+            ))
         })?;
         self.set(key.trim(), value)
     }
@@ -357,13 +367,19 @@ mod tests {
 
         let before = c.clone();
         let e = c.set("mq_fail_rate", "1.5").unwrap_err().0;
-        assert!(e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("[0, 1]"), "{e}");
+        assert!(
+            e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("[0, 1]"),
+            "{e}"
+        );
         let e = c.set("batch_size", "0").unwrap_err().0;
         assert!(e.contains("1..=10000"), "{e}");
         let e = c.set("batch_size", "-3").unwrap_err().0;
         assert!(e.contains("'-3'"), "{e}");
         let e = c.set("no_such_key", "1").unwrap_err().0;
-        assert!(e.contains("'no_such_key'") && e.contains("scan_interval_ms"), "{e}");
+        assert!(
+            e.contains("'no_such_key'") && e.contains("scan_interval_ms"),
+            "{e}"
+        );
         let e = c.set_pair("batch_size").unwrap_err().0;
         assert!(e.contains("key=value"), "{e}");
         assert_eq!(c, before, "a rejected value leaves the config unchanged");

@@ -37,7 +37,11 @@ pub enum TxFault {
 }
 
 impl TxFault {
-    pub const ALL: [TxFault; 3] = [TxFault::AfterOrderInsert, TxFault::AfterMessageInsert, TxFault::AtCommit];
+    pub const ALL: [TxFault; 3] = [
+        TxFault::AfterOrderInsert,
+        TxFault::AfterMessageInsert,
+        TxFault::AtCommit,
+    ];
 }
 
 /// Why a local transaction of the order service rolled back.
@@ -76,11 +80,16 @@ pub enum DeliveryCause {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "fault", rename_all = "snake_case")]
 pub enum Injection {
-    MqOutageStarted { duration_ms: u64 },
+    MqOutageStarted {
+        duration_ms: u64,
+    },
     MqOutageStopped,
     NextDeliveryDuplicated,
     ConsumerCrashArmed,
-    ConfigChanged { key: String, value: String },
+    ConfigChanged {
+        key: String,
+        value: String,
+    },
     /// Faults stop; the run lets the system drain until it settles.
     SettleStarted,
 }
@@ -90,35 +99,116 @@ pub enum Injection {
 #[serde(tag = "kind")]
 pub enum EventKind {
     // ---- order service: one local transaction writes the order and its message ----
-    TransactionBegan { tx_id: u64, biz_key: String, amount_cents: u64 },
-    OrderInserted { tx_id: u64, order_id: u64, biz_key: String, amount_cents: u64 },
-    MessageInserted { tx_id: u64, msg_id: u64, biz_key: String, payload: String },
-    OrderCommitted { tx_id: u64, order_id: u64, msg_id: u64, biz_key: String },
-    TransactionRolledBack { tx_id: u64, biz_key: String, cause: RollbackCause },
+    TransactionBegan {
+        tx_id: u64,
+        biz_key: String,
+        amount_cents: u64,
+    },
+    OrderInserted {
+        tx_id: u64,
+        order_id: u64,
+        biz_key: String,
+        amount_cents: u64,
+    },
+    MessageInserted {
+        tx_id: u64,
+        msg_id: u64,
+        biz_key: String,
+        payload: String,
+    },
+    OrderCommitted {
+        tx_id: u64,
+        order_id: u64,
+        msg_id: u64,
+        biz_key: String,
+    },
+    TransactionRolledBack {
+        tx_id: u64,
+        biz_key: String,
+        cause: RollbackCause,
+    },
 
     // ---- relay: scans the outbox through its index, publishes, marks rows ----
-    RelayScanned { relay_id: u32, rows_examined: u64, picked: Vec<u64> },
-    MessagePublished { relay_id: u32, msg_id: u64, biz_key: String, offset: u64, payload: String },
-    MessageMarkedSent { relay_id: u32, msg_id: u64 },
-    PublishFailed { relay_id: u32, msg_id: u64, cause: PublishFailure, retry_count: u64, next_retry_at_ms: u64 },
-    MessageDead { relay_id: u32, msg_id: u64, cause: PublishFailure, retry_count: u64 },
-    RelayBatchFinished { relay_id: u32, published: u64, failed: u64 },
+    RelayScanned {
+        relay_id: u32,
+        rows_examined: u64,
+        picked: Vec<u64>,
+    },
+    MessagePublished {
+        relay_id: u32,
+        msg_id: u64,
+        biz_key: String,
+        offset: u64,
+        payload: String,
+    },
+    MessageMarkedSent {
+        relay_id: u32,
+        msg_id: u64,
+    },
+    PublishFailed {
+        relay_id: u32,
+        msg_id: u64,
+        cause: PublishFailure,
+        retry_count: u64,
+        next_retry_at_ms: u64,
+    },
+    MessageDead {
+        relay_id: u32,
+        msg_id: u64,
+        cause: PublishFailure,
+        retry_count: u64,
+    },
+    RelayBatchFinished {
+        relay_id: u32,
+        published: u64,
+        failed: u64,
+    },
 
     // ---- broker: at-least-once delivery ----
-    MessageDelivered { delivery_id: u64, offset: u64, msg_id: u64, biz_key: String, cause: DeliveryCause },
-    AckLost { delivery_id: u64, msg_id: u64 },
-    BrokerWentDown { until_ms: u64 },
+    MessageDelivered {
+        delivery_id: u64,
+        offset: u64,
+        msg_id: u64,
+        biz_key: String,
+        cause: DeliveryCause,
+    },
+    AckLost {
+        delivery_id: u64,
+        msg_id: u64,
+    },
+    BrokerWentDown {
+        until_ms: u64,
+    },
     BrokerRecovered,
 
     // ---- consumer: its own local transaction, then the ack ----
-    EffectApplied { delivery_id: u64, msg_id: u64, biz_key: String, amount_cents: u64, recorded_key: bool },
-    DuplicateSkipped { delivery_id: u64, msg_id: u64, biz_key: String },
-    MessageAcked { delivery_id: u64, msg_id: u64 },
-    ConsumerCrashed { delivery_id: u64, restart_at_ms: u64 },
+    EffectApplied {
+        delivery_id: u64,
+        msg_id: u64,
+        biz_key: String,
+        amount_cents: u64,
+        recorded_key: bool,
+    },
+    DuplicateSkipped {
+        delivery_id: u64,
+        msg_id: u64,
+        biz_key: String,
+    },
+    MessageAcked {
+        delivery_id: u64,
+        msg_id: u64,
+    },
+    ConsumerCrashed {
+        delivery_id: u64,
+        restart_at_ms: u64,
+    },
     ConsumerRestarted,
 
     // ---- order service again: the consumer's confirmation closes the loop ----
-    MessageDone { msg_id: u64, biz_key: String },
+    MessageDone {
+        msg_id: u64,
+        biz_key: String,
+    },
 
     // ---- the lab itself: what a person or a script injected ----
     Injected(Injection),
@@ -140,7 +230,9 @@ impl EventKind {
             | PublishFailed { .. }
             | MessageDead { .. }
             | RelayBatchFinished { .. } => Actor::Relay,
-            MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => Actor::Broker,
+            MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => {
+                Actor::Broker
+            }
             EffectApplied { .. }
             | DuplicateSkipped { .. }
             | MessageAcked { .. }
@@ -203,7 +295,12 @@ struct TraceLine<'a> {
 impl Event {
     /// One line of `--trace`: `{"seq":..,"at_ms":..,"actor":..,"kind":..,<fields>}`.
     pub fn trace_json(&self) -> String {
-        let line = TraceLine { seq: self.seq, at_ms: self.at_ms, actor: self.kind.actor().as_str(), kind: &self.kind };
+        let line = TraceLine {
+            seq: self.seq,
+            at_ms: self.at_ms,
+            actor: self.kind.actor().as_str(),
+            kind: &self.kind,
+        };
         // Serializing plain data with string keys cannot fail.
         serde_json::to_string(&line).unwrap_or_default()
     }

@@ -79,7 +79,8 @@ impl Metrics {
                 match world.consumer.effects.get(biz_key) {
                     Some(effect) if effect.count == 1 => {
                         if let Some(order) = world.order_db.order_by_key(biz_key) {
-                            self.windows_ms.push(event.at_ms.saturating_sub(order.created_at_ms));
+                            self.windows_ms
+                                .push(event.at_ms.saturating_sub(order.created_at_ms));
                         }
                     }
                     _ => c.duplicate_effects += 1,

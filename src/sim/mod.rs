@@ -1,21 +1,21 @@
 //! The simulation core: pure Rust, no browser dependency, no clock, no ambient randomness.
 //! One file per actor, in data-flow order.
 
-pub mod prng;
 pub mod config;
 pub mod event;
+pub mod prng;
 
+pub mod broker;
+pub mod consumer;
 pub mod order_service;
 pub mod outbox_table;
 pub mod relay;
-pub mod broker;
-pub mod consumer;
 
-pub mod world;
 pub mod checker;
 pub mod metrics;
 pub mod scenario;
 pub mod simulation;
+pub mod world;
 
 pub use config::Config;
 pub use event::{Event, EventKind};
@@ -24,7 +24,11 @@ pub use simulation::{Simulation, Summary};
 pub use world::{Timeline, World};
 
 /// Runs a scenario to the end and returns the simulation (log, state, summary).
-pub fn run(scenario: &Scenario, config: Config, seed: u64) -> Result<Simulation, config::ConfigError> {
+pub fn run(
+    scenario: &Scenario,
+    config: Config,
+    seed: u64,
+) -> Result<Simulation, config::ConfigError> {
     let mut sim = Simulation::new(scenario, config, seed)?;
     sim.run_to_end();
     Ok(sim)

@@ -54,21 +54,37 @@ impl OrderDb {
     }
 
     pub fn order_by_key(&self, biz_key: &str) -> Option<&OrderRow> {
-        self.order_id_of(biz_key).and_then(|id| self.orders.get(&id))
+        self.order_id_of(biz_key)
+            .and_then(|id| self.orders.get(&id))
     }
 
     /// Folds one event into the database's state. Total: never panics on any event.
     pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            TransactionBegan { tx_id, biz_key, amount_cents } => {
+            TransactionBegan {
+                tx_id,
+                biz_key,
+                amount_cents,
+            } => {
                 self.next_tx_id = self.next_tx_id.max(tx_id + 1);
                 self.open_txs.insert(
                     *tx_id,
-                    OpenTx { tx_id: *tx_id, biz_key: biz_key.clone(), amount_cents: *amount_cents, order: None, message: None },
+                    OpenTx {
+                        tx_id: *tx_id,
+                        biz_key: biz_key.clone(),
+                        amount_cents: *amount_cents,
+                        order: None,
+                        message: None,
+                    },
                 );
             }
-            OrderInserted { tx_id, order_id, biz_key, amount_cents } => {
+            OrderInserted {
+                tx_id,
+                order_id,
+                biz_key,
+                amount_cents,
+            } => {
                 self.next_order_id = self.next_order_id.max(order_id + 1);
                 if let Some(tx) = self.open_txs.get_mut(tx_id) {
                     tx.order = Some(OrderRow {
@@ -79,7 +95,12 @@ impl OrderDb {
                     });
                 }
             }
-            MessageInserted { tx_id, msg_id, biz_key, payload } => {
+            MessageInserted {
+                tx_id,
+                msg_id,
+                biz_key,
+                payload,
+            } => {
                 self.next_msg_id = self.next_msg_id.max(msg_id + 1);
                 if let Some(tx) = self.open_txs.get_mut(tx_id) {
                     tx.message = Some(OutboxRow {
@@ -97,7 +118,8 @@ impl OrderDb {
             OrderCommitted { tx_id, .. } => {
                 if let Some(tx) = self.open_txs.remove(tx_id) {
                     if let Some(order) = tx.order {
-                        self.order_by_biz_key.insert(order.biz_key.clone(), order.id);
+                        self.order_by_biz_key
+                            .insert(order.biz_key.clone(), order.id);
                         self.orders.insert(order.id, order);
                     }
                     if let Some(message) = tx.message {
@@ -113,12 +135,28 @@ impl OrderDb {
             MessageMarkedSent { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Sent, at_ms);
             }
-            PublishFailed { msg_id, retry_count, next_retry_at_ms, .. } => {
-                self.outbox.update(*msg_id, Status::Pending, *retry_count, *next_retry_at_ms, at_ms);
+            PublishFailed {
+                msg_id,
+                retry_count,
+                next_retry_at_ms,
+                ..
+            } => {
+                self.outbox.update(
+                    *msg_id,
+                    Status::Pending,
+                    *retry_count,
+                    *next_retry_at_ms,
+                    at_ms,
+                );
             }
-            MessageDead { msg_id, retry_count, .. } => {
+            MessageDead {
+                msg_id,
+                retry_count,
+                ..
+            } => {
                 if let Some(next) = self.outbox.get(*msg_id).map(|r| r.next_retry_at_ms) {
-                    self.outbox.update(*msg_id, Status::Dead, *retry_count, next, at_ms);
+                    self.outbox
+                        .update(*msg_id, Status::Dead, *retry_count, next, at_ms);
                 }
             }
             MessageDone { msg_id, .. } => {
@@ -139,10 +177,18 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest) {
     let tx_id = ctx.world.order_db.next_tx_id;
     let key = request.biz_key.clone();
     let amount_cents = request.amount_cents;
-    ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents });
+    ctx.emit(EventKind::TransactionBegan {
+        tx_id,
+        biz_key: key.clone(),
+        amount_cents,
+    });
 
     let rollback = |ctx: &mut Ctx<'_>, cause| {
-        ctx.emit(EventKind::TransactionRolledBack { tx_id, biz_key: key.clone(), cause });
+        ctx.emit(EventKind::TransactionRolledBack {
+            tx_id,
+            biz_key: key.clone(),
+            cause,
+        });
     };
 
     // INSERT INTO orders: the unique order number refuses a second order for the same key.
@@ -150,7 +196,12 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest) {
         return rollback(ctx, RollbackCause::DuplicateBizKey);
     }
     let order_id = ctx.world.order_db.next_order_id;
-    ctx.emit(EventKind::OrderInserted { tx_id, order_id, biz_key: key.clone(), amount_cents });
+    ctx.emit(EventKind::OrderInserted {
+        tx_id,
+        order_id,
+        biz_key: key.clone(),
+        amount_cents,
+    });
     if request.fault == Some(TxFault::AfterOrderInsert) {
         return rollback(ctx, RollbackCause::Fault(TxFault::AfterOrderInsert));
     }
@@ -172,12 +223,19 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest) {
     if request.fault == Some(TxFault::AtCommit) {
         return rollback(ctx, RollbackCause::Fault(TxFault::AtCommit));
     }
-    ctx.emit(EventKind::OrderCommitted { tx_id, order_id, msg_id, biz_key: key.clone() });
+    ctx.emit(EventKind::OrderCommitted {
+        tx_id,
+        order_id,
+        msg_id,
+        biz_key: key.clone(),
+    });
 }
 
 /// The consumer's confirmation arrived: the row's loop is closed (SENT -> DONE).
 pub fn confirm_done(ctx: &mut Ctx<'_>, msg_id: u64) {
-    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else { return };
+    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else {
+        return;
+    };
     if row.status.may_become(Status::Done) {
         let biz_key = row.biz_key.clone();
         ctx.emit(EventKind::MessageDone { msg_id, biz_key });

@@ -109,7 +109,9 @@ impl OutboxTable {
 
     /// Rows in the order of the (status, next_retry_at_ms) index: what a scan walks.
     pub fn rows_in_index_order(&self) -> impl Iterator<Item = &OutboxRow> {
-        self.by_status_next_retry.iter().filter_map(|&(_, _, id)| self.rows.get(&id))
+        self.by_status_next_retry
+            .iter()
+            .filter_map(|&(_, _, id)| self.rows.get(&id))
     }
 
     /// Would an insert of this key violate the unique index?
@@ -125,7 +127,8 @@ impl OutboxTable {
     pub fn insert(&mut self, row: OutboxRow) -> Result<(), DuplicateBizKey> {
         self.check_unique(&row.biz_key)?;
         self.by_biz_key.insert(row.biz_key.clone(), row.id);
-        self.by_status_next_retry.insert((row.status, row.next_retry_at_ms, row.id));
+        self.by_status_next_retry
+            .insert((row.status, row.next_retry_at_ms, row.id));
         self.count_by_status[row.status.index()] += 1;
         self.rows.insert(row.id, row);
         Ok(())
@@ -148,7 +151,10 @@ impl OutboxTable {
             }
             picked.push(id);
         }
-        ScanResult { picked, rows_examined }
+        ScanResult {
+            picked,
+            rows_examined,
+        }
     }
 
     /// Changes a row's status (and retry fields), keeping the indexes in step.
@@ -163,13 +169,15 @@ impl OutboxTable {
     ) -> Option<Status> {
         let row = self.rows.get_mut(&id)?;
         let before = row.status;
-        self.by_status_next_retry.remove(&(row.status, row.next_retry_at_ms, id));
+        self.by_status_next_retry
+            .remove(&(row.status, row.next_retry_at_ms, id));
         self.count_by_status[row.status.index()] -= 1;
         row.status = status;
         row.retry_count = retry_count;
         row.next_retry_at_ms = next_retry_at_ms;
         row.updated_at_ms = now_ms;
-        self.by_status_next_retry.insert((status, next_retry_at_ms, id));
+        self.by_status_next_retry
+            .insert((status, next_retry_at_ms, id));
         self.count_by_status[status.index()] += 1;
         Some(before)
     }
@@ -205,7 +213,10 @@ mod tests {
     fn unique_index_refuses_a_second_row_for_a_key() {
         let mut t = OutboxTable::default();
         t.insert(row(1, "A001", 0)).unwrap();
-        assert_eq!(t.insert(row(2, "A001", 0)), Err(DuplicateBizKey { existing_id: 1 }));
+        assert_eq!(
+            t.insert(row(2, "A001", 0)),
+            Err(DuplicateBizKey { existing_id: 1 })
+        );
         assert_eq!(t.len(), 1);
         assert_eq!(t.id_of("A001"), Some(1));
     }
@@ -220,8 +231,15 @@ mod tests {
         t.set_status(3, Status::Sent, 0);
 
         let r = t.scan_due(500, 10);
-        assert_eq!(r.picked, vec![2, 1], "oldest first, SENT rows are not in the PENDING range");
-        assert_eq!(r.rows_examined, 3, "two picked plus the first entry past now");
+        assert_eq!(
+            r.picked,
+            vec![2, 1],
+            "oldest first, SENT rows are not in the PENDING range"
+        );
+        assert_eq!(
+            r.rows_examined, 3,
+            "two picked plus the first entry past now"
+        );
 
         let r = t.scan_due(500, 1);
         assert_eq!(r.picked, vec![2]);
@@ -251,7 +269,10 @@ mod tests {
         t.update(2, Status::Pending, 1, 60_000, 5);
         assert_eq!(t.count(Status::Pending), 1);
         assert_eq!(t.count(Status::Sent), 1);
-        assert_eq!(t.get(2).map(|r| (r.retry_count, r.next_retry_at_ms)), Some((1, 60_000)));
+        assert_eq!(
+            t.get(2).map(|r| (r.retry_count, r.next_retry_at_ms)),
+            Some((1, 60_000))
+        );
         assert_eq!(t.set_status(99, Status::Done, 5), None);
     }
 

@@ -3,10 +3,10 @@
 //! the row SENT; failure leaves it PENDING with retry_count + 1 and an exponentially later
 //! next_retry_at; past `max_retries` the row becomes DEAD.
 
+use super::broker;
 use super::event::{EventKind, PublishFailure};
 use super::outbox_table::Status;
 use super::simulation::{Action, Ctx};
-use super::broker;
 use std::collections::VecDeque;
 
 /// One relay instance's state: the batch it is carrying, if any.
@@ -21,7 +21,10 @@ pub struct RelayState {
 
 impl RelayState {
     pub fn new(relay_id: u32) -> Self {
-        RelayState { relay_id, ..Default::default() }
+        RelayState {
+            relay_id,
+            ..Default::default()
+        }
     }
 
     pub fn is_busy(&self) -> bool {
@@ -31,7 +34,9 @@ impl RelayState {
     pub fn apply(&mut self, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            RelayScanned { relay_id, picked, .. } if *relay_id == self.relay_id => {
+            RelayScanned {
+                relay_id, picked, ..
+            } if *relay_id == self.relay_id => {
                 self.batch = picked.iter().copied().collect();
                 self.batch_published = 0;
                 self.batch_failed = 0;
@@ -40,9 +45,12 @@ impl RelayState {
                 self.finish_row(*msg_id);
                 self.batch_published += 1;
             }
-            PublishFailed { relay_id, msg_id, .. } | MessageDead { relay_id, msg_id, .. }
-                if *relay_id == self.relay_id =>
-            {
+            PublishFailed {
+                relay_id, msg_id, ..
+            }
+            | MessageDead {
+                relay_id, msg_id, ..
+            } if *relay_id == self.relay_id => {
                 self.finish_row(*msg_id);
                 self.batch_failed += 1;
             }
@@ -65,13 +73,23 @@ pub fn scan(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
         let next = ctx.now_ms.saturating_add(ctx.config.scan_interval_ms);
         ctx.schedule(next, Action::RelayScan { relay_id });
     }
-    let Some(relay) = ctx.world.relays.get(relay_id as usize) else { return };
+    let Some(relay) = ctx.world.relays.get(relay_id as usize) else {
+        return;
+    };
     if relay.is_busy() {
         return;
     }
-    let result = ctx.world.order_db.outbox.scan_due(ctx.now_ms, ctx.config.batch_size);
+    let result = ctx
+        .world
+        .order_db
+        .outbox
+        .scan_due(ctx.now_ms, ctx.config.batch_size);
     let has_work = !result.picked.is_empty();
-    ctx.emit(EventKind::RelayScanned { relay_id, rows_examined: result.rows_examined, picked: result.picked });
+    ctx.emit(EventKind::RelayScanned {
+        relay_id,
+        rows_examined: result.rows_examined,
+        picked: result.picked,
+    });
     if has_work {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);
         ctx.schedule(at, Action::RelayPublish { relay_id });
@@ -80,14 +98,22 @@ pub fn scan(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
 
 /// Publishes the next row of the batch, then updates its status.
 pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
-    let Some(relay) = ctx.world.relays.get(relay_id as usize) else { return };
-    let Some(&msg_id) = relay.batch.front() else { return };
+    let Some(relay) = ctx.world.relays.get(relay_id as usize) else {
+        return;
+    };
+    let Some(&msg_id) = relay.batch.front() else {
+        return;
+    };
     let row = match ctx.world.order_db.outbox.get(msg_id) {
         Some(row) if row.status == Status::Pending => row.clone(),
         // The row changed under us (not possible with one relay): drop the batch.
         _ => {
             let (published, failed) = (relay.batch_published, relay.batch_failed);
-            ctx.emit(EventKind::RelayBatchFinished { relay_id, published, failed });
+            ctx.emit(EventKind::RelayBatchFinished {
+                relay_id,
+                published,
+                failed,
+            });
             return;
         }
     };
@@ -116,20 +142,39 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
         Some(cause) => {
             let retry_count = row.retry_count + 1;
             if retry_count > ctx.config.max_retries {
-                ctx.emit(EventKind::MessageDead { relay_id, msg_id, cause, retry_count });
+                ctx.emit(EventKind::MessageDead {
+                    relay_id,
+                    msg_id,
+                    cause,
+                    retry_count,
+                });
             } else {
-                let next_retry_at_ms = ctx.now_ms.saturating_add(ctx.config.backoff_ms(retry_count));
-                ctx.emit(EventKind::PublishFailed { relay_id, msg_id, cause, retry_count, next_retry_at_ms });
+                let next_retry_at_ms = ctx
+                    .now_ms
+                    .saturating_add(ctx.config.backoff_ms(retry_count));
+                ctx.emit(EventKind::PublishFailed {
+                    relay_id,
+                    msg_id,
+                    cause,
+                    retry_count,
+                    next_retry_at_ms,
+                });
             }
         }
     }
 
-    let Some(relay) = ctx.world.relays.get(relay_id as usize) else { return };
+    let Some(relay) = ctx.world.relays.get(relay_id as usize) else {
+        return;
+    };
     if relay.is_busy() {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);
         ctx.schedule(at, Action::RelayPublish { relay_id });
     } else {
         let (published, failed) = (relay.batch_published, relay.batch_failed);
-        ctx.emit(EventKind::RelayBatchFinished { relay_id, published, failed });
+        ctx.emit(EventKind::RelayBatchFinished {
+            relay_id,
+            published,
+            failed,
+        });
     }
 }

@@ -16,7 +16,9 @@ pub enum Command {
     /// The cashier takes an order: one local transaction (optionally with a fault in it).
     PlaceOrder(OrderRequest),
     /// The broker refuses connections for this long.
-    StartMqOutage { duration_ms: u64 },
+    StartMqOutage {
+        duration_ms: u64,
+    },
     StopMqOutage,
     /// The next delivery reaches the consumer twice.
     DuplicateNextDelivery,
@@ -25,7 +27,10 @@ pub enum Command {
     /// The relay scans now instead of waiting for its next tick.
     ScanNow,
     /// Changes a config key from now on.
-    Set { key: String, value: String },
+    Set {
+        key: String,
+        value: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,18 +51,35 @@ pub struct Scenario {
 }
 
 fn order(at_ms: u64, biz_key: &str, amount_cents: u64) -> ScriptStep {
-    ScriptStep { at_ms, command: Command::PlaceOrder(OrderRequest { biz_key: biz_key.into(), amount_cents, fault: None }) }
+    ScriptStep {
+        at_ms,
+        command: Command::PlaceOrder(OrderRequest {
+            biz_key: biz_key.into(),
+            amount_cents,
+            fault: None,
+        }),
+    }
 }
 
 fn failing_order(at_ms: u64, biz_key: &str, amount_cents: u64, fault: TxFault) -> ScriptStep {
     ScriptStep {
         at_ms,
-        command: Command::PlaceOrder(OrderRequest { biz_key: biz_key.into(), amount_cents, fault: Some(fault) }),
+        command: Command::PlaceOrder(OrderRequest {
+            biz_key: biz_key.into(),
+            amount_cents,
+            fault: Some(fault),
+        }),
     }
 }
 
 fn set(at_ms: u64, key: &str, value: &str) -> ScriptStep {
-    ScriptStep { at_ms, command: Command::Set { key: key.into(), value: value.into() } }
+    ScriptStep {
+        at_ms,
+        command: Command::Set {
+            key: key.into(),
+            value: value.into(),
+        },
+    }
 }
 
 fn at(at_ms: u64, command: Command) -> ScriptStep {
@@ -65,8 +87,14 @@ fn at(at_ms: u64, command: Command) -> ScriptStep {
 }
 
 /// The ids of all built-in scenarios, in the order they are listed.
-pub const IDS: &[&str] =
-    &["seed-demo", "happy-path", "rollback", "mq-outage-backoff", "consumer-crash-redelivery", "no-idempotency"];
+pub const IDS: &[&str] = &[
+    "seed-demo",
+    "happy-path",
+    "rollback",
+    "mq-outage-backoff",
+    "consumer-crash-redelivery",
+    "no-idempotency",
+];
 
 /// A built-in scenario by id, or an error naming the id and the allowed ones.
 pub fn find(id: &str) -> Result<Scenario, String> {
@@ -156,10 +184,20 @@ fn build(id: &str) -> Option<Scenario> {
             (
                 "No dedup on the consumer: one duplicate delivery charges the customer twice",
                 "消费端不做幂等：一次重复投递，顾客被扣两次钱",
-                vec![at(0, Command::DuplicateNextDelivery), order(0, "P001", 19_900), order(0, "P002", 5_900)],
+                vec![
+                    at(0, Command::DuplicateNextDelivery),
+                    order(0, "P001", 19_900),
+                    order(0, "P002", 5_900),
+                ],
             )
         }
         _ => return None,
     };
-    Some(Scenario { id: id.to_string(), title_en: title_en.into(), title_zh: title_zh.into(), config, script })
+    Some(Scenario {
+        id: id.to_string(),
+        title_en: title_en.into(),
+        title_zh: title_zh.into(),
+        config,
+        script,
+    })
 }

@@ -78,7 +78,11 @@ impl Agenda {
         if !action.is_periodic() {
             self.non_periodic += 1;
         }
-        self.heap.push(Scheduled { at_ms, seq: self.next_seq, action });
+        self.heap.push(Scheduled {
+            at_ms,
+            seq: self.next_seq,
+            action,
+        });
         self.next_seq += 1;
     }
 
@@ -128,7 +132,11 @@ impl Ctx<'_> {
     /// The only way state changes: check, apply, measure, record.
     pub fn emit(&mut self, kind: EventKind) {
         let r = &mut *self.recorder;
-        let event = Event { seq: r.next_seq, at_ms: self.now_ms, kind };
+        let event = Event {
+            seq: r.next_seq,
+            at_ms: self.now_ms,
+            kind,
+        };
         r.next_seq += 1;
         r.checker.before(self.world, &event);
         self.world.apply(&event);
@@ -160,7 +168,13 @@ impl OrderGenerator {
     fn new(count: u64, interval_ms: u64, seed: u64) -> Self {
         let mut prng = Prng::new(seed ^ 0x6F72_6465_7273_2121);
         let next_at_ms = prng.between(0, interval_ms.saturating_mul(2));
-        OrderGenerator { remaining: count, issued: 0, next_at_ms, interval_ms, prng }
+        OrderGenerator {
+            remaining: count,
+            issued: 0,
+            next_at_ms,
+            interval_ms,
+            prng,
+        }
     }
 
     fn next_at(&self) -> Option<u64> {
@@ -176,8 +190,14 @@ impl OrderGenerator {
         } else {
             None
         };
-        self.next_at_ms = self.next_at_ms.saturating_add(self.prng.between(0, self.interval_ms.saturating_mul(2)));
-        OrderRequest { biz_key: format!("ORD-{:07}", self.issued), amount_cents, fault }
+        self.next_at_ms = self
+            .next_at_ms
+            .saturating_add(self.prng.between(0, self.interval_ms.saturating_mul(2)));
+        OrderRequest {
+            biz_key: format!("ORD-{:07}", self.issued),
+            amount_cents,
+            fault,
+        }
     }
 }
 
@@ -277,7 +297,12 @@ impl Simulation {
         let mut agenda = Agenda::default();
         agenda.push(config.scan_interval_ms, Action::RelayScan { relay_id: 0 });
         if config.mq_outage_ms > 0 {
-            agenda.push(config.mq_outage_from_ms, Action::OutageStart { duration_ms: config.mq_outage_ms });
+            agenda.push(
+                config.mq_outage_from_ms,
+                Action::OutageStart {
+                    duration_ms: config.mq_outage_ms,
+                },
+            );
         }
         Ok(Simulation {
             scenario_id: scenario.id.clone(),
@@ -292,7 +317,10 @@ impl Simulation {
             last_input_at_ms: 0,
             phase: Phase::Running,
             steps: 0,
-            recorder: Recorder { retain: true, ..Default::default() },
+            recorder: Recorder {
+                retain: true,
+                ..Default::default()
+            },
             lost_orders: 0,
             config,
         })
@@ -348,7 +376,8 @@ impl Simulation {
     }
 
     fn settle_at_ms(&self) -> u64 {
-        self.last_input_at_ms.saturating_add(self.config.settle_after_ms)
+        self.last_input_at_ms
+            .saturating_add(self.config.settle_after_ms)
     }
 
     /// Nothing PENDING, SENT, uncommitted or in flight, and no one-off action pending.
@@ -368,7 +397,9 @@ impl Simulation {
             return false;
         }
         self.steps += 1;
-        if self.recorder.next_seq >= self.config.max_events || self.steps > self.config.max_events.saturating_mul(8) {
+        if self.recorder.next_seq >= self.config.max_events
+            || self.steps > self.config.max_events.saturating_mul(8)
+        {
             return self.finish(Phase::EventLimit);
         }
         if self.phase == Phase::Settling && self.is_quiet() {
@@ -392,7 +423,11 @@ impl Simulation {
         let candidates = [script_at, order_at, agenda_at];
         let Some(at) = candidates.iter().flatten().copied().min() else {
             // Nothing at all left to happen.
-            return self.finish(if self.is_quiet() { Phase::Settled } else { Phase::TimeLimit });
+            return self.finish(if self.is_quiet() {
+                Phase::Settled
+            } else {
+                Phase::TimeLimit
+            });
         };
         if at > self.config.max_sim_time_ms {
             self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
@@ -448,7 +483,9 @@ impl Simulation {
             Command::PlaceOrder(request) => order_service::place_order(&mut self.ctx(), &request),
             Command::StartMqOutage { duration_ms } => {
                 let mut ctx = self.ctx();
-                ctx.emit(EventKind::Injected(Injection::MqOutageStarted { duration_ms }));
+                ctx.emit(EventKind::Injected(Injection::MqOutageStarted {
+                    duration_ms,
+                }));
                 broker::outage_start(&mut ctx, duration_ms);
             }
             Command::StopMqOutage => {
@@ -457,17 +494,20 @@ impl Simulation {
                 broker::outage_end(&mut ctx, true);
             }
             Command::DuplicateNextDelivery => {
-                self.ctx().emit(EventKind::Injected(Injection::NextDeliveryDuplicated));
+                self.ctx()
+                    .emit(EventKind::Injected(Injection::NextDeliveryDuplicated));
             }
             Command::CrashConsumerBeforeAck => {
-                self.ctx().emit(EventKind::Injected(Injection::ConsumerCrashArmed));
+                self.ctx()
+                    .emit(EventKind::Injected(Injection::ConsumerCrashArmed));
             }
             Command::ScanNow => relay::scan(&mut self.ctx(), 0, false),
             Command::Set { key, value } => {
                 // Validated in `new`; a refused value leaves the config unchanged.
                 if self.config.set(&key, &value).is_ok() {
                     let value = self.config.get(&key).unwrap_or(value);
-                    self.ctx().emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
+                    self.ctx()
+                        .emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
                 }
             }
         }

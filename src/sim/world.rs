@@ -71,14 +71,21 @@ impl Timeline {
                 snapshots.push(world.clone());
             }
         }
-        Timeline { relay_count, snapshots }
+        Timeline {
+            relay_count,
+            snapshots,
+        }
     }
 
     /// The state after the first `cursor` events (cursor is clamped to the log).
     pub fn world_at(&self, events: &[Event], cursor: usize) -> World {
         let cursor = cursor.min(events.len());
         let index = (cursor / SNAPSHOT_EVERY).min(self.snapshots.len().saturating_sub(1));
-        let mut world = self.snapshots.get(index).cloned().unwrap_or_else(|| World::new(self.relay_count));
+        let mut world = self
+            .snapshots
+            .get(index)
+            .cloned()
+            .unwrap_or_else(|| World::new(self.relay_count));
         for event in &events[index * SNAPSHOT_EVERY..cursor] {
             world.apply(event);
         }

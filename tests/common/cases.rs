@@ -1,0 +1,70 @@
+//! Runs whose traces are pinned by fingerprint. Both the native tests and the wasm tests
+//! (in headless Chromium) assert these same numbers, so a pass on both proves the same
+//! seed and commands give a byte-identical log on both platforms.
+
+use outbox_lab::sim::{self, scenario, simulation::fingerprint};
+
+pub struct Case {
+    pub scenario: &'static str,
+    pub seed: u64,
+    pub sets: &'static [&'static str],
+    /// FNV-1a 64 of the `--trace` output.
+    pub fingerprint: u64,
+}
+
+pub const CASES: &[Case] = &[
+    Case {
+        scenario: "seed-demo",
+        seed: 1,
+        sets: &[],
+        fingerprint: 0xb597_51c4_5709_3bca,
+    },
+    Case {
+        scenario: "happy-path",
+        seed: 7,
+        sets: &[
+            "orders=150",
+            "tx_fail_rate=0.1",
+            "mq_fail_rate=0.2",
+            "mq_duplicate_rate=0.2",
+            "consumer_crash_rate=0.1",
+            "scan_interval_ms=20000",
+        ],
+        fingerprint: 0x6125_67e0_1349_77ae,
+    },
+    Case {
+        scenario: "mq-outage-backoff",
+        seed: 3,
+        sets: &["orders=40", "order_interval_ms=45000", "mq_fail_rate=0.05"],
+        fingerprint: 0xb0f2_7be8_a35d_3a6a,
+    },
+];
+
+/// The `--trace` text of a case.
+pub fn trace_of(case: &Case) -> Result<String, String> {
+    let scenario = scenario::find(case.scenario)?;
+    let mut config = scenario.config.clone();
+    for pair in case.sets {
+        config.set_pair(pair).map_err(|e| e.to_string())?;
+    }
+    let sim = sim::run(&scenario, config, case.seed).map_err(|e| e.to_string())?;
+    Ok(sim.trace_jsonl())
+}
+
+/// Cases whose fingerprint differs from the pinned one, as "scenario seed: expected vs actual".
+pub fn mismatches() -> Vec<String> {
+    CASES
+        .iter()
+        .filter_map(|case| {
+            let actual = trace_of(case).map(|t| fingerprint(&t));
+            match actual {
+                Ok(f) if f == case.fingerprint => None,
+                Ok(f) => Some(format!(
+                    "{} seed {}: pinned {:#018x}, got {:#018x}",
+                    case.scenario, case.seed, case.fingerprint, f
+                )),
+                Err(e) => Some(format!("{} seed {}: {e}", case.scenario, case.seed)),
+            }
+        })
+        .collect()
+}

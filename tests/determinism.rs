@@ -1,0 +1,107 @@
+//! Same seed and commands => the same log, byte for byte; the log alone rebuilds every step.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use outbox_lab::sim::{self, scenario, Timeline, World};
+
+#[test]
+fn pinned_trace_fingerprints_match() {
+    // The wasm test in tests/web.rs asserts the same fingerprints in Chromium.
+    let bad = common::cases::mismatches();
+    assert!(
+        bad.is_empty(),
+        "trace fingerprints changed (update tests/common/cases.rs if intended):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn same_seed_gives_identical_traces_and_another_seed_differs() {
+    let case = &common::cases::CASES[1];
+    let a = common::cases::trace_of(case).unwrap();
+    let b = common::cases::trace_of(case).unwrap();
+    assert_eq!(a, b);
+    let other = common::cases::Case {
+        seed: case.seed + 1,
+        ..*case
+    };
+    let c = common::cases::trace_of(&other).unwrap();
+    assert_ne!(a, c, "the seed must matter when faults are random");
+}
+
+#[test]
+fn replaying_the_log_rebuilds_the_state_at_every_step() {
+    for id in scenario::IDS {
+        let scenario = scenario::find(id).unwrap();
+        let mut sim = sim::Simulation::new(&scenario, scenario.config.clone(), 5).unwrap();
+        let mut checked = 0;
+        while sim.step() {
+            // After every step the world equals the fold of the log so far.
+            assert_eq!(
+                &World::replay(1, sim.events()),
+                sim.world(),
+                "{id} at event {}",
+                sim.events().len()
+            );
+            checked += 1;
+        }
+        assert!(checked > 10, "{id} ran only {checked} steps");
+    }
+}
+
+#[test]
+fn timeline_random_access_equals_replay() {
+    let scenario = scenario::find("happy-path").unwrap();
+    let mut config = scenario.config.clone();
+    config.orders = 120;
+    config.mq_duplicate_rate = 300_000;
+    let sim = sim::run(&scenario, config, 11).unwrap();
+    let events = sim.events();
+    assert!(
+        events.len() > 2 * outbox_lab::sim::world::SNAPSHOT_EVERY,
+        "need several snapshots, got {}",
+        events.len()
+    );
+    let timeline = Timeline::new(1, events);
+    for cursor in [
+        0,
+        1,
+        255,
+        256,
+        257,
+        600,
+        events.len() - 1,
+        events.len(),
+        events.len() + 5,
+    ] {
+        let expected = World::replay(1, &events[..cursor.min(events.len())]);
+        assert_eq!(
+            timeline.world_at(events, cursor),
+            expected,
+            "cursor {cursor}"
+        );
+    }
+    // Stepping back is moving the cursor: going forward then back gives the earlier state again.
+    let at_300 = timeline.world_at(events, 300);
+    let _later = timeline.world_at(events, 700);
+    assert_eq!(timeline.world_at(events, 300), at_300);
+}
+
+#[test]
+fn events_are_numbered_and_time_never_goes_backwards() {
+    let case = &common::cases::CASES[1];
+    let scenario = scenario::find(case.scenario).unwrap();
+    let mut config = scenario.config.clone();
+    for pair in case.sets {
+        config.set_pair(pair).unwrap();
+    }
+    let sim = sim::run(&scenario, config, case.seed).unwrap();
+    for (i, pair) in sim.events().windows(2).enumerate() {
+        assert_eq!(pair[0].seq, i as u64);
+        assert!(
+            pair[0].at_ms <= pair[1].at_ms,
+            "time went back at event {i}"
+        );
+    }
+}
