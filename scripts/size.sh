@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Prints the gzip size of the first load of dist/ (wasm + js + css) and enforces the budget.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUDGET_BYTES=$((200 * 1024))
+total=0
+for f in dist/*.wasm dist/*.js dist/*.css; do
+  [ -f "$f" ] || continue
+  raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c)
+  printf '%-48s %8d bytes  %8d gzip\n' "$f" "$raw" "$gz"
+  total=$((total + gz))
+done
+printf 'first load, gzip: %d bytes (%d KB; budget %d KB)\n' "$total" $((total / 1024)) $((BUDGET_BYTES / 1024))
+[ "$total" -le "$BUDGET_BYTES" ] || { echo "over the first-load budget"; exit 1; }
