@@ -201,3 +201,50 @@ fn build(id: &str) -> Option<Scenario> {
         script,
     })
 }
+
+/// A command a person gave in the middle of a run: after the log held `after_events`
+/// events. Recording it this way (not by time) makes a fork replay exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Intervention {
+    pub after_events: u64,
+    #[serde(flatten)]
+    pub command: Command,
+}
+
+/// Everything needed to reproduce a run exactly: the scenario, the config it ran with,
+/// the seed, and what a person did along the way. Export and share links carry this.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSpec {
+    pub scenario: Scenario,
+    pub config: Config,
+    pub seed: u64,
+    #[serde(default)]
+    pub interventions: Vec<Intervention>,
+}
+
+impl RunSpec {
+    /// A built-in scenario with its own config.
+    pub fn builtin(id: &str, seed: u64) -> Result<RunSpec, String> {
+        let scenario = find(id)?;
+        let config = scenario.config.clone();
+        Ok(RunSpec {
+            scenario,
+            config,
+            seed,
+            interventions: Vec::new(),
+        })
+    }
+
+    /// Plays the run to its end: the script, then each intervention at its place in the log.
+    pub fn play(&self) -> Result<super::Simulation, super::config::ConfigError> {
+        let mut sim = super::Simulation::new(&self.scenario, self.config.clone(), self.seed)?;
+        let mut interventions = self.interventions.clone();
+        interventions.sort_by_key(|i| i.after_events);
+        for intervention in interventions {
+            sim.run_until_events(intervention.after_events);
+            sim.inject(intervention.command)?;
+        }
+        sim.run_to_end();
+        Ok(sim)
+    }
+}

@@ -356,11 +356,14 @@ impl Simulation {
     pub fn violations(&self) -> &[Violation] {
         &self.recorder.checker.violations
     }
+    pub fn scenario_id(&self) -> &str {
+        &self.scenario_id
+    }
     pub fn events_emitted(&self) -> u64 {
         self.recorder.next_seq
     }
 
-    fn ctx(&mut self) -> Ctx<'_> {
+    pub(crate) fn ctx(&mut self) -> Ctx<'_> {
         Ctx {
             now_ms: self.now_ms,
             config: &self.config,
@@ -453,6 +456,28 @@ impl Simulation {
     /// Steps until the run is finished (bounded by `max_events` and `max_sim_time_ms`).
     pub fn run_to_end(&mut self) {
         while self.step() {}
+    }
+
+    /// Steps until the log holds at least `count` events or the run is finished. A step
+    /// can emit several events, so the log may end up a little longer than `count`.
+    pub fn run_until_events(&mut self, count: u64) {
+        while self.recorder.next_seq < count && self.step() {}
+    }
+
+    /// Does `command` now, at the current simulated time, between two steps: how a person
+    /// breaks things on purpose at the step they are looking at. A finished run resumes
+    /// (faults injected after settling are honoured, and the run settles again).
+    /// Config changes are validated; a refused value changes nothing and is returned.
+    pub fn inject(&mut self, command: Command) -> Result<(), ConfigError> {
+        if let Command::Set { key, value } = &command {
+            self.config.clone().set(key, value)?;
+        }
+        if self.phase.is_finished() {
+            self.phase = Phase::Running;
+        }
+        self.last_input_at_ms = self.now_ms;
+        self.run_command(command);
+        Ok(())
     }
 
     fn finish(&mut self, phase: Phase) -> bool {
