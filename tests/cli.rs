@@ -4,10 +4,7 @@
 use std::process::Command;
 
 fn outbox_sim(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_outbox-sim"))
-        .args(args)
-        .output()
-        .expect("outbox-sim runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_outbox-sim")).args(args).output().expect("outbox-sim runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -20,27 +17,16 @@ fn scenarios_lists_every_id_with_a_title() {
     let (code, out, _) = outbox_sim(&["scenarios"]);
     assert_eq!(code, 0);
     for id in outbox_lab::sim::scenario::IDS {
-        let line = out
-            .lines()
-            .find(|l| l.split_whitespace().next() == Some(id))
-            .unwrap_or_else(|| panic!("{id} missing"));
+        let line =
+            out.lines().find(|l| l.split_whitespace().next() == Some(id)).unwrap_or_else(|| panic!("{id} missing"));
         assert!(line.len() > id.len() + 10, "{line}");
     }
 }
 
 #[test]
 fn run_json_has_every_summary_field() {
-    let (code, out, err) = outbox_sim(&[
-        "run",
-        "happy-path",
-        "--seed",
-        "3",
-        "--set",
-        "mq_fail_rate=0.3",
-        "--set",
-        "orders=30",
-        "--json",
-    ]);
+    let (code, out, err) =
+        outbox_sim(&["run", "happy-path", "--seed", "3", "--set", "mq_fail_rate=0.3", "--set", "orders=30", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     for key in [
@@ -70,18 +56,12 @@ fn run_json_has_every_summary_field() {
         assert!(v["outbox"][key].is_u64(), "outbox.{key}");
     }
     for key in ["p50", "p99", "max"] {
-        assert!(
-            v["consistency_window_ms"][key].is_u64(),
-            "consistency_window_ms.{key}"
-        );
+        assert!(v["consistency_window_ms"][key].is_u64(), "consistency_window_ms.{key}");
     }
     assert_eq!(v["scenario"], "happy-path");
     assert_eq!(v["seed"], 3);
     assert_eq!(v["orders_committed"], 30);
-    assert!(
-        v["publish_failures"].as_u64().unwrap() > 0,
-        "mq_fail_rate=0.3 must fail some publishes"
-    );
+    assert!(v["publish_failures"].as_u64().unwrap() > 0, "mq_fail_rate=0.3 must fail some publishes");
     assert_eq!(v["violations"].as_array().map(Vec::len), Some(0));
 }
 
@@ -93,10 +73,7 @@ fn run_trace_prints_one_json_event_per_line() {
     for (i, line) in out.lines().enumerate() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(v["seq"], i as u64);
-        assert!(
-            v["at_ms"].is_u64() && v["actor"].is_string() && v["kind"].is_string(),
-            "{line}"
-        );
+        assert!(v["at_ms"].is_u64() && v["actor"].is_string() && v["kind"].is_string(), "{line}");
     }
 }
 
@@ -123,35 +100,17 @@ fn same_seed_same_trace_across_processes() {
 fn bad_input_exits_2_with_one_line_naming_the_value() {
     let cases: &[(&[&str], &[&str])] = &[
         (&["run", "nope"], &["'nope'", "seed-demo"]),
-        (
-            &["run", "seed-demo", "--set", "mq_fail_rate=1.5"],
-            &["'1.5'", "mq_fail_rate", "[0, 1]"],
-        ),
-        (
-            &["run", "seed-demo", "--set", "bogus=1"],
-            &["'bogus'", "scan_interval_ms"],
-        ),
-        (
-            &["run", "seed-demo", "--set", "batch_size"],
-            &["'batch_size'", "key=value"],
-        ),
-        (
-            &["run", "seed-demo", "--set", "batch_size=abc"],
-            &["'abc'", "batch_size", "1..=10000"],
-        ),
+        (&["run", "seed-demo", "--set", "mq_fail_rate=1.5"], &["'1.5'", "mq_fail_rate", "[0, 1]"]),
+        (&["run", "seed-demo", "--set", "bogus=1"], &["'bogus'", "scan_interval_ms"]),
+        (&["run", "seed-demo", "--set", "batch_size"], &["'batch_size'", "key=value"]),
+        (&["run", "seed-demo", "--set", "batch_size=abc"], &["'abc'", "batch_size", "1..=10000"]),
         (&["run", "seed-demo", "--seed", "-1"], &["'-1'", "seed"]),
-        (
-            &["run", "seed-demo", "--seed"],
-            &["--seed", "needs a value"],
-        ),
+        (&["run", "seed-demo", "--seed"], &["--seed", "needs a value"]),
         (&["run", "seed-demo", "--colour"], &["'--colour'", "--json"]),
         (&["run"], &["scenario id", "seed-demo"]),
         (&["bench"], &["--orders"]),
         (&["bench", "--orders", "0"], &["'0'", "1..=10000000"]),
-        (
-            &["bench", "--orders", "99999999999"],
-            &["'99999999999'", "orders"],
-        ),
+        (&["bench", "--orders", "99999999999"], &["'99999999999'", "orders"]),
         (&["frobnicate"], &["'frobnicate'", "run"]),
     ];
     for (args, needles) in cases {
@@ -173,10 +132,6 @@ fn bench_runs_without_the_log_and_reports_rates() {
     for key in ["orders_per_s", "events_per_s", "rows_examined_per_scan"] {
         assert!(out.contains(key), "{out}");
     }
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("orders ") && l.ends_with(" 2000")),
-        "{out}"
-    );
+    assert!(out.lines().any(|l| l.starts_with("orders ") && l.ends_with(" 2000")), "{out}");
     assert!(out.contains("violations       0"), "{out}");
 }

@@ -35,7 +35,7 @@ fn seed_demo_follows_the_source_documents_four_steps() {
         "TransactionBegan", "OrderInserted", "MessageInserted", "OrderCommitted",
         "TransactionBegan", "OrderInserted", "MessageInserted", "OrderCommitted",
         // Step 2: the scheduled scan picks both and publishes them.
-        "RelayScanned",
+        "RelayScanStarted", "RelayScanned",
         "MessagePublished", "MessageMarkedSent",
         "MessagePublished", "MessageMarkedSent", "RelayBatchFinished",
         // Step 3: each is delivered twice; the repeat is skipped by the dedup table.
@@ -48,7 +48,7 @@ fn seed_demo_follows_the_source_documents_four_steps() {
         // Step 4: a new order goes out with the next scan.
         "Injected",
         "TransactionBegan", "OrderInserted", "MessageInserted", "OrderCommitted",
-        "RelayScanned", "MessagePublished", "MessageMarkedSent", "RelayBatchFinished",
+        "RelayScanStarted", "RelayScanned", "MessagePublished", "MessageMarkedSent", "RelayBatchFinished",
         "MessageDelivered", "EffectApplied", "MessageAcked", "MessageDone",
         "Injected",
     ];
@@ -56,43 +56,19 @@ fn seed_demo_follows_the_source_documents_four_steps() {
 
     let s = sim.summary();
     assert!(s.settled);
-    assert_eq!(
-        (
-            s.orders_committed,
-            s.effects_applied,
-            s.duplicates_skipped,
-            s.outbox.done
-        ),
-        (3, 3, 2, 3)
-    );
-    let charged: Vec<(String, u64)> = sim
-        .world()
-        .consumer
-        .effects
-        .iter()
-        .map(|(k, e)| (k.clone(), e.amount_cents * e.count))
-        .collect();
-    assert_eq!(
-        charged,
-        vec![
-            ("A001".into(), 9_990),
-            ("A002".into(), 19_900),
-            ("A003".into(), 5_900)
-        ]
-    );
+    assert_eq!((s.orders_committed, s.effects_applied, s.duplicates_skipped, s.outbox.done), (3, 3, 2, 3));
+    let charged: Vec<(String, u64)> =
+        sim.world().consumer.effects.iter().map(|(k, e)| (k.clone(), e.amount_cents * e.count)).collect();
+    assert_eq!(charged, vec![("A001".into(), 9_990), ("A002".into(), 19_900), ("A003".into(), 5_900)]);
     let scans: Vec<(u64, Vec<u64>)> = sim
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::RelayScanned { picked, .. } => Some((e.at_ms, picked.clone())),
+            EventKind::RelayScanned { picked, latency_ms, .. } => Some((e.at_ms - latency_ms, picked.clone())),
             _ => None,
         })
         .collect();
-    assert_eq!(
-        scans,
-        vec![(300_000, vec![0, 1]), (600_000, vec![2])],
-        "first scan at 5 min, second at 10 min"
-    );
+    assert_eq!(scans, vec![(300_000, vec![0, 1]), (600_000, vec![2])], "first scan at 5 min, second at 10 min");
 }
 
 #[test]
@@ -103,21 +79,9 @@ fn happy_path_delivers_every_order_exactly_once() {
     assert_eq!(s.orders_committed, 20);
     assert_eq!(s.outbox.done, 20);
     assert_eq!(s.effects_applied, 20);
-    assert_eq!(
-        (
-            s.duplicate_deliveries,
-            s.publish_failures,
-            s.lost_orders,
-            s.violations_total
-        ),
-        (0, 0, 0, 0)
-    );
+    assert_eq!((s.duplicate_deliveries, s.publish_failures, s.lost_orders, s.violations_total), (0, 0, 0, 0));
     // Orders wait for the next 5-minute scan: the window is bounded by the interval plus latencies.
-    assert!(
-        s.consistency_window_ms.max <= 300_000 + 20 * 2 + 20,
-        "{:?}",
-        s.consistency_window_ms
-    );
+    assert!(s.consistency_window_ms.max <= 300_000 + 20 * 2 + 20, "{:?}", s.consistency_window_ms);
     assert!(s.consistency_window_ms.p50 > 0);
 }
 
@@ -128,23 +92,15 @@ fn rollback_leaves_no_trace_of_failed_transactions() {
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::TransactionRolledBack { biz_key, cause, .. } => {
-                Some((biz_key.clone(), *cause))
-            }
+            EventKind::TransactionRolledBack { biz_key, cause, .. } => Some((biz_key.clone(), *cause)),
             _ => None,
         })
         .collect();
     assert_eq!(
         causes,
         vec![
-            (
-                "B001".into(),
-                RollbackCause::Fault(TxFault::AfterOrderInsert)
-            ),
-            (
-                "B002".into(),
-                RollbackCause::Fault(TxFault::AfterMessageInsert)
-            ),
+            ("B001".into(), RollbackCause::Fault(TxFault::AfterOrderInsert)),
+            ("B002".into(), RollbackCause::Fault(TxFault::AfterMessageInsert)),
             ("B003".into(), RollbackCause::Fault(TxFault::AtCommit)),
             ("A001".into(), RollbackCause::DuplicateBizKey),
         ]
@@ -167,10 +123,7 @@ fn rollback_leaves_no_trace_of_failed_transactions() {
         .collect();
     assert_eq!(published, vec!["A001", "A002"]);
     let s = sim.summary();
-    assert_eq!(
-        (s.orders_committed, s.orders_rolled_back, s.violations_total),
-        (2, 4, 0)
-    );
+    assert_eq!((s.orders_committed, s.orders_rolled_back, s.violations_total), (2, 4, 0));
 }
 
 #[test]
@@ -182,12 +135,7 @@ fn mq_outage_backs_off_exponentially_then_dead_letters() {
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::PublishFailed {
-                msg_id: 0,
-                next_retry_at_ms,
-                cause,
-                ..
-            } => {
+            EventKind::PublishFailed { msg_id: 0, next_retry_at_ms, cause, .. } => {
                 assert_eq!(*cause, PublishFailure::BrokerDown);
                 Some((next_retry_at_ms - e.at_ms) / 60_000)
             }
@@ -199,37 +147,17 @@ fn mq_outage_backs_off_exponentially_then_dead_letters() {
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::MessageDead {
-                msg_id,
-                retry_count,
-                ..
-            } => Some(*msg_id * 100 + retry_count),
+            EventKind::MessageDead { msg_id, retry_count, .. } => Some(*msg_id * 100 + retry_count),
             _ => None,
         })
         .collect();
-    assert_eq!(
-        dead,
-        vec![config.max_retries + 1],
-        "only A001 dies, after max_retries + 1 failures"
-    );
+    assert_eq!(dead, vec![config.max_retries + 1], "only A001 dies, after max_retries + 1 failures");
     let db = &sim.world().order_db;
     assert_eq!(db.outbox.get(0).map(|r| r.status), Some(Status::Dead));
-    assert_eq!(
-        db.outbox.get(1).map(|r| r.status),
-        Some(Status::Done),
-        "A002 got through after the outage"
-    );
+    assert_eq!(db.outbox.get(1).map(|r| r.status), Some(Status::Done), "A002 got through after the outage");
     let s = sim.summary();
     assert!(s.settled);
-    assert_eq!(
-        (
-            s.outbox.dead,
-            s.outbox.done,
-            s.lost_orders,
-            s.violations_total
-        ),
-        (1, 1, 0, 0)
-    );
+    assert_eq!((s.outbox.dead, s.outbox.done, s.lost_orders, s.violations_total), (1, 1, 0, 0));
     // A002 waited out the outage: its window is longer than the outage's remainder.
     assert!(s.consistency_window_ms.max > 20 * 60_000);
 }
@@ -238,39 +166,18 @@ fn mq_outage_backs_off_exponentially_then_dead_letters() {
 fn consumer_crash_is_absorbed_by_the_dedup_table() {
     let sim = run("consumer-crash-redelivery", 1);
     let s = sim.summary();
-    assert_eq!(
-        (s.consumer_crashes, s.redeliveries, s.duplicates_skipped),
-        (1, 1, 1)
-    );
-    assert_eq!(
-        (
-            s.effects_applied,
-            s.duplicate_effects,
-            s.outbox.done,
-            s.violations_total
-        ),
-        (3, 0, 3, 0)
-    );
+    assert_eq!((s.consumer_crashes, s.redeliveries, s.duplicates_skipped), (1, 1, 1));
+    assert_eq!((s.effects_applied, s.duplicate_effects, s.outbox.done, s.violations_total), (3, 0, 3, 0));
     let redelivered = sim.events().iter().find_map(|e| match &e.kind {
-        EventKind::MessageDelivered {
-            cause: DeliveryCause::AckTimeout,
-            biz_key,
-            ..
-        } => Some((biz_key.clone(), e.at_ms)),
+        EventKind::MessageDelivered { cause: DeliveryCause::AckTimeout, biz_key, .. } => {
+            Some((biz_key.clone(), e.at_ms))
+        }
         _ => None,
     });
-    let crashed_at = sim
-        .events()
-        .iter()
-        .find(|e| matches!(e.kind, EventKind::ConsumerCrashed { .. }))
-        .map(|e| e.at_ms);
+    let crashed_at = sim.events().iter().find(|e| matches!(e.kind, EventKind::ConsumerCrashed { .. })).map(|e| e.at_ms);
     let (key, at) = redelivered.unwrap();
     assert_eq!(key, "A001");
-    assert_eq!(
-        Some(at - 30_000),
-        crashed_at,
-        "redelivered one ack timeout after the unacked delivery"
-    );
+    assert_eq!(Some(at - 30_000), crashed_at, "redelivered one ack timeout after the unacked delivery");
 }
 
 #[test]
@@ -278,16 +185,10 @@ fn without_idempotency_a_duplicate_delivery_charges_twice() {
     let sim = run("no-idempotency", 1);
     let s = sim.summary();
     assert_eq!(s.duplicate_effects, 1);
-    assert_eq!(
-        sim.world().consumer.effects.get("P001").map(|e| e.count),
-        Some(2)
-    );
+    assert_eq!(sim.world().consumer.effects.get("P001").map(|e| e.count), Some(2));
     assert_eq!(s.violations_total, 1);
     assert_eq!(s.violations[0].kind.as_str(), "double_effect");
-    assert!(
-        sim.world().consumer.dedup.is_empty(),
-        "no dedup table in use"
-    );
+    assert!(sim.world().consumer.dedup.is_empty(), "no dedup table in use");
 }
 
 #[test]
@@ -297,7 +198,9 @@ fn every_scenario_settles_and_lists_in_order() {
     for id in scenario::IDS {
         let s = run(id, 1).summary();
         assert!(s.settled, "{id} did not settle: {:?}", s.phase);
-        assert_eq!(s.lost_orders, 0, "{id}");
+        // Only the wrong turn that commits and then publishes directly loses orders.
+        let loses = *id == "commit-then-send";
+        assert_eq!(s.lost_orders > 0, loses, "{id}: {} lost", s.lost_orders);
         assert_eq!(s.outbox.pending + s.outbox.sent, 0, "{id}");
     }
     assert!(scenario::find("nope").unwrap_err().contains("seed-demo"));

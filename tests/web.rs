@@ -16,11 +16,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn wasm_traces_match_the_native_fingerprints() {
     // tests/determinism.rs asserts these very fingerprints natively.
     let bad = common::cases::mismatches();
-    assert!(
-        bad.is_empty(),
-        "wasm traces differ from native:\n{}",
-        bad.join("\n")
-    );
+    assert!(bad.is_empty(), "wasm traces differ from native:\n{}", bad.join("\n"));
 }
 
 #[wasm_bindgen_test]
@@ -47,19 +43,11 @@ fn page_shows_the_seed_demo_summary_from_the_core() {
     let sc = scenario::find("seed-demo").unwrap();
     let sim = outbox_lab::sim::run(&sc, sc.config.clone(), 1).unwrap();
     let s = sim.summary();
-    assert_eq!(
-        cell(&host, "orders_committed"),
-        s.orders_committed.to_string()
-    );
+    assert_eq!(cell(&host, "orders_committed"), s.orders_committed.to_string());
     assert_eq!(cell(&host, "duplicates_skipped"), "2");
     assert_eq!(cell(&host, "effects_applied"), "3");
     assert_eq!(cell(&host, "events"), s.events.to_string());
-    let shown = host
-        .query_selector("[data-testid=fingerprint]")
-        .unwrap()
-        .unwrap()
-        .text_content()
-        .unwrap();
+    let shown = host.query_selector("[data-testid=fingerprint]").unwrap().unwrap().text_content().unwrap();
     assert_eq!(shown, format!("{:016x}", fingerprint(&sim.trace_jsonl())));
     drop(handle);
 }

@@ -3,8 +3,10 @@
 //!
 //! Bad input exits with status 2 and one line naming the value and what is allowed.
 
+use outbox_lab::sim::config::Mode;
 use outbox_lab::sim::config::{self, Config};
 use outbox_lab::sim::scenario::{self, Scenario};
+use outbox_lab::sim::simulation::fingerprint;
 use outbox_lab::sim::Simulation;
 use std::io::Write;
 use std::process::ExitCode;
@@ -48,13 +50,7 @@ fn dispatch(args: &[String]) -> Result<(), String> {
             let defaults = Config::default();
             for k in config::KEYS {
                 let default = defaults.get(k.name).unwrap_or_default();
-                println!(
-                    "{:<22} default {:<10} {}; {}",
-                    k.name,
-                    default,
-                    k.allowed(),
-                    k.help
-                );
+                println!("{:<22} default {:<10} {}; {}", k.name, default, k.allowed(), k.help);
             }
             Ok(())
         }
@@ -64,9 +60,7 @@ fn dispatch(args: &[String]) -> Result<(), String> {
             println!("{USAGE}");
             Ok(())
         }
-        other => Err(format!(
-            "unknown command '{other}'; allowed: scenarios, keys, run, bench, help"
-        )),
+        other => Err(format!("unknown command '{other}'; allowed: scenarios, keys, run, bench, help")),
     }
 }
 
@@ -84,6 +78,8 @@ struct Options {
     sets: Vec<String>,
     json: bool,
     trace: bool,
+    series: bool,
+    fingerprint: bool,
     orders: Option<String>,
 }
 
@@ -94,6 +90,8 @@ fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
         sets: Vec::new(),
         json: false,
         trace: false,
+        series: false,
+        fingerprint: false,
         orders: None,
     };
     let mut i = 0;
@@ -102,21 +100,14 @@ fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
         let flag = arg.split_once('=').map_or(arg, |(f, _)| f);
         let takes_value = matches!(flag, "--seed" | "--set" | "--orders");
         if arg.starts_with("--") && !allow.contains(&flag) {
-            return Err(format!(
-                "unknown option '{arg}'; allowed: {}",
-                allow.join(", ")
-            ));
+            return Err(format!("unknown option '{arg}'; allowed: {}", allow.join(", ")));
         }
         let value = if takes_value {
             match arg.split_once('=') {
                 Some((_, v)) => Some(v.to_string()),
                 None => {
                     i += 1;
-                    Some(
-                        args.get(i)
-                            .cloned()
-                            .ok_or_else(|| format!("option {flag} needs a value"))?,
-                    )
+                    Some(args.get(i).cloned().ok_or_else(|| format!("option {flag} needs a value"))?)
                 }
             }
         } else {
@@ -124,17 +115,15 @@ fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
         };
         match (flag, value) {
             ("--seed", Some(v)) => {
-                o.seed = v.parse().map_err(|_| {
-                    format!(
-                        "invalid seed '{v}': expected a whole number in 0..={}",
-                        u64::MAX
-                    )
-                })?
+                o.seed =
+                    v.parse().map_err(|_| format!("invalid seed '{v}': expected a whole number in 0..={}", u64::MAX))?
             }
             ("--set", Some(v)) => o.sets.push(v),
             ("--orders", Some(v)) => o.orders = Some(v),
             ("--json", _) => o.json = true,
             ("--trace", _) => o.trace = true,
+            ("--series", _) => o.series = true,
+            ("--fingerprint", _) => o.fingerprint = true,
             _ => o.positional.push(arg.to_string()),
         }
         i += 1;
@@ -151,15 +140,10 @@ fn configure(base: &Config, sets: &[String]) -> Result<Config, String> {
 }
 
 fn run(args: &[String]) -> Result<(), String> {
-    let o = parse_options(args, &["--seed", "--set", "--json", "--trace"])?;
+    let o = parse_options(args, &["--seed", "--set", "--json", "--trace", "--series", "--fingerprint"])?;
     let id = match o.positional.as_slice() {
         [id] => id,
-        [] => {
-            return Err(format!(
-                "run needs a scenario id; allowed: {}",
-                scenario::IDS.join(", ")
-            ))
-        }
+        [] => return Err(format!("run needs a scenario id; allowed: {}", scenario::IDS.join(", "))),
         [_, extra, ..] => return Err(format!("unexpected argument '{extra}'")),
     };
     let scenario = scenario::find(id)?;
@@ -176,38 +160,30 @@ fn run(args: &[String]) -> Result<(), String> {
             }
         }
         if o.json {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&sim.summary()).unwrap_or_default()
-            )?;
+            writeln!(out, "{}", serde_json::to_string(&sim.summary()).unwrap_or_default())?;
         }
-        if !o.trace && !o.json {
+        if o.series {
+            writeln!(out, "{}", serde_json::to_string(sim.series()).unwrap_or_default())?;
+        }
+        if o.fingerprint {
+            writeln!(out, "fingerprint {:#018x}", fingerprint(&sim.trace_jsonl()))?;
+        }
+        if !o.trace && !o.json && !o.series && !o.fingerprint {
             write_human(&mut out, &scenario, &sim)?;
         }
         out.flush()
     })();
     // A closed pipe (e.g. `| head`) is not an error worth a message.
     match result {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write output: {e}"))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
         _ => Ok(()),
     }
 }
 
 fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> std::io::Result<()> {
     let s = sim.summary();
-    writeln!(
-        out,
-        "{} (seed {}): {}",
-        s.scenario, s.seed, scenario.title_en
-    )?;
-    writeln!(
-        out,
-        "  finished: {:?} after {} events, {} ms simulated",
-        s.phase, s.events, s.sim_time_ms
-    )?;
+    writeln!(out, "{} (seed {}): {}", s.scenario, s.seed, scenario.title_en)?;
+    writeln!(out, "  finished: {:?} after {} events, {} ms simulated", s.phase, s.events, s.sim_time_ms)?;
     writeln!(
         out,
         "  orders: {} committed, {} rolled back, {} lost",
@@ -233,31 +209,70 @@ fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> s
         "  consumer: {} effects, {} double, {} duplicates skipped, {} crashes",
         s.effects_applied, s.duplicate_effects, s.duplicates_skipped, s.consumer_crashes
     )?;
+    if s.mode == Mode::Outbox {
+        writeln!(
+            out,
+            "  relays: {} ({} per shard, lock {}), {} duplicate publishes, {} lock waits, {} CAS conflicts, {} relay crashes",
+            s.relays,
+            sim.config().relays,
+            s.lock.as_str(),
+            s.duplicate_publishes,
+            s.lock_waits,
+            s.cas_conflicts,
+            s.relay_crashes
+        )?;
+        writeln!(
+            out,
+            "  scans: at most {} rows examined and {} ms in one scan; order writes waited p50 {} ms, p99 {} ms, max {} ms",
+            s.max_rows_examined_per_scan,
+            s.max_scan_latency_ms,
+            s.order_write_wait_ms.p50,
+            s.order_write_wait_ms.p99,
+            s.order_write_wait_ms.max
+        )?;
+    } else {
+        writeln!(out, "  mode: {} (no message table)", s.mode.as_str())?;
+    }
+    if s.shards.len() > 1 {
+        for shard in &s.shards {
+            writeln!(
+                out,
+                "  shard {}: {} rows, {} publishes, backlog peaked at {}",
+                shard.shard, shard.rows, shard.publishes, shard.max_backlog
+            )?;
+        }
+    }
+    if s.archive.archived > 0 {
+        writeln!(out, "  archive: {} hot rows, {} in history", s.archive.hot_rows, s.archive.history_rows)?;
+    }
+    if s.reconciliation.runs > 0 {
+        writeln!(
+            out,
+            "  reconciliation: {} runs, {} gaps found, {} compensated {:?}",
+            s.reconciliation.runs, s.reconciliation.found, s.reconciliation.compensated, s.reconciliation.by_kind
+        )?;
+    }
+    if s.mode == Mode::TwoPc {
+        let t = &s.two_pc;
+        writeln!(
+            out,
+            "  2pc: {} rounds of {} participants, {} failed ({:.3} measured vs {:.3} = 1-(1-f)^n), participants blocked {} ms",
+            t.rounds, t.participants, t.failed_rounds, t.measured_failure_rate, t.analytic_failure_rate, t.blocked_ms
+        )?;
+    }
+    if s.ghost_effects > 0 {
+        writeln!(out, "  ghost effects (charged, no order): {}", s.ghost_effects)?;
+    }
     let w = s.consistency_window_ms;
-    writeln!(
-        out,
-        "  consistency window: p50 {} ms, p99 {} ms, max {} ms",
-        w.p50, w.p99, w.max
-    )?;
+    writeln!(out, "  consistency window: p50 {} ms, p99 {} ms, max {} ms", w.p50, w.p99, w.max)?;
     if s.violations_total == 0 {
         writeln!(out, "  invariants: all held")?;
     } else {
         writeln!(out, "  invariants: {} violations", s.violations_total)?;
         for v in &s.violations {
-            writeln!(
-                out,
-                "    event {} at {} ms: {}: {}",
-                v.seq,
-                v.at_ms,
-                v.kind.as_str(),
-                v.detail
-            )?;
+            writeln!(out, "    event {} at {} ms: {}: {}", v.seq, v.at_ms, v.kind.as_str(), v.detail)?;
         }
-        writeln!(
-            out,
-            "  reproduce: outbox-sim run {} --seed {} --trace",
-            s.scenario, s.seed
-        )?;
+        writeln!(out, "  reproduce: outbox-sim run {} --seed {} --trace", s.scenario, s.seed)?;
     }
     Ok(())
 }
@@ -280,9 +295,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     if let Some(extra) = o.positional.first() {
         return Err(format!("unexpected argument '{extra}'"));
     }
-    let orders = o
-        .orders
-        .ok_or("bench needs --orders N (a whole number in 1..=10000000)")?;
+    let orders = o.orders.ok_or("bench needs --orders N (a whole number in 1..=10000000)")?;
     let mut config = configure(&bench_config(), &o.sets)?;
     let spec = config::spec("orders").ok_or("internal: no 'orders' key")?;
     config.set("orders", &orders).map_err(|e| e.to_string())?;
@@ -300,31 +313,19 @@ fn bench(args: &[String]) -> Result<(), String> {
         script: vec![],
     };
     let started = Instant::now();
-    let mut sim = Simulation::new(&scenario, config, o.seed)
-        .map_err(|e| e.to_string())?
-        .without_log();
+    let mut sim = Simulation::new(&scenario, config, o.seed).map_err(|e| e.to_string())?.without_log();
     sim.run_to_end();
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let s = sim.summary();
     let c = sim.counters();
-    let per_scan = if c.scans == 0 {
-        0.0
-    } else {
-        c.rows_examined as f64 / c.scans as f64
-    };
+    let per_scan = if c.scans == 0 { 0.0 } else { c.rows_examined as f64 / c.scans as f64 };
     println!("orders           {}", s.orders_committed);
     println!("events           {}", s.events);
     println!("wall_seconds     {seconds:.3}");
-    println!(
-        "orders_per_s     {:.0}",
-        s.orders_committed as f64 / seconds
-    );
+    println!("orders_per_s     {:.0}", s.orders_committed as f64 / seconds);
     println!("events_per_s     {:.0}", s.events as f64 / seconds);
     println!("scans            {}", c.scans);
-    println!(
-        "rows_examined_per_scan  mean {per_scan:.2}  max {}",
-        c.max_rows_examined_per_scan
-    );
+    println!("rows_examined_per_scan  mean {per_scan:.2}  max {}", c.max_rows_examined_per_scan);
     println!("outbox_rows      {}", sim.world().order_db.outbox.len());
     println!("sim_time_ms      {}", s.sim_time_ms);
     println!(

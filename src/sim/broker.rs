@@ -39,13 +39,9 @@ impl BrokerState {
     pub fn apply(&mut self, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            MessagePublished {
-                msg_id,
-                biz_key,
-                offset,
-                payload,
-                ..
-            } => {
+            MessagePublished { msg_id, biz_key, offset, payload, .. }
+            | MessageSentDirectly { msg_id, biz_key, offset, payload, .. }
+            | GapCompensated { msg_id, biz_key, offset, payload, .. } => {
                 self.next_offset = self.next_offset.max(offset + 1);
                 self.unacked.insert(
                     *offset,
@@ -57,12 +53,7 @@ impl BrokerState {
                     },
                 );
             }
-            MessageDelivered {
-                delivery_id,
-                offset,
-                cause,
-                ..
-            } => {
+            MessageDelivered { delivery_id, offset, cause, .. } => {
                 self.next_delivery_id = self.next_delivery_id.max(delivery_id + 1);
                 if *cause == DeliveryCause::First {
                     self.duplicate_next_armed = false;
@@ -82,8 +73,7 @@ impl BrokerState {
                 }
             }
             BrokerWentDown { until_ms } => {
-                self.down_until_ms =
-                    Some(self.down_until_ms.map_or(*until_ms, |u| u.max(*until_ms)));
+                self.down_until_ms = Some(self.down_until_ms.map_or(*until_ms, |u| u.max(*until_ms)));
             }
             BrokerRecovered => self.down_until_ms = None,
             Injected(Injection::NextDeliveryDuplicated) => self.duplicate_next_armed = true,
@@ -95,22 +85,13 @@ impl BrokerState {
 /// The broker took a message at `offset`: schedule its first delivery.
 pub fn accept(ctx: &mut Ctx<'_>, offset: u64) {
     let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms);
-    ctx.schedule(
-        at,
-        Action::Deliver {
-            offset,
-            cause: DeliveryCause::First,
-        },
-    );
+    ctx.schedule(at, Action::Deliver { offset, cause: DeliveryCause::First });
 }
 
 /// Hands a message to the consumer, unless the broker is down or nobody is listening, in
 /// which case the message waits in the queue.
 pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Option<Box<Unacked>>) {
-    let wait_until = match (
-        ctx.world.broker.down_until_ms,
-        ctx.world.consumer.down_until_ms,
-    ) {
+    let wait_until = match (ctx.world.broker.down_until_ms, ctx.world.consumer.down_until_ms) {
         (Some(until), _) if ctx.world.broker.is_down(ctx.now_ms) => Some(until),
         (_, Some(until)) => Some(until.max(ctx.now_ms)),
         _ => None,
@@ -131,8 +112,7 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     };
     let delivery_id = ctx.world.broker.next_delivery_id;
     let duplicate = cause == DeliveryCause::First
-        && (ctx.world.broker.duplicate_next_armed
-            || ctx.faults.chance_ppm(ctx.config.mq_duplicate_rate));
+        && (ctx.world.broker.duplicate_next_armed || ctx.faults.chance_ppm(ctx.config.mq_duplicate_rate));
     ctx.emit(EventKind::MessageDelivered {
         delivery_id,
         offset,
@@ -141,17 +121,8 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
         cause,
     });
     if duplicate {
-        let at = ctx
-            .now_ms
-            .saturating_add(ctx.config.mq_latency_ms)
-            .saturating_add(1);
-        ctx.schedule(
-            at,
-            Action::DeliverCopy {
-                offset,
-                message: Box::new(message.clone()),
-            },
-        );
+        let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms).saturating_add(1);
+        ctx.schedule(at, Action::DeliverCopy { offset, message: Box::new(message.clone()) });
     }
     if ctx.world.broker.outstanding.contains_key(&delivery_id) {
         let at = ctx.now_ms.saturating_add(ctx.config.ack_timeout_ms);

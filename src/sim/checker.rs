@@ -2,11 +2,12 @@
 //! Checks are incremental (they look at what the event touched, plus O(1) global counts),
 //! so they stay on even for million-order benchmarks.
 
+use super::config::Mode;
 use super::event::{Event, EventKind};
 use super::outbox_table::Status;
 use super::world::World;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -25,6 +26,8 @@ pub enum ViolationKind {
     EffectWithoutOrder,
     /// After settling, a committed order has neither an effect nor a DEAD message.
     LostOrder,
+    /// Two relays published the same row in overlapping batches (no lock kept them apart).
+    ConcurrentPublish,
 }
 
 impl ViolationKind {
@@ -37,6 +40,7 @@ impl ViolationKind {
             ViolationKind::DoubleEffect => "double_effect",
             ViolationKind::EffectWithoutOrder => "effect_without_order",
             ViolationKind::LostOrder => "lost_order",
+            ViolationKind::ConcurrentPublish => "concurrent_publish",
         }
     }
 }
@@ -57,20 +61,25 @@ pub const MAX_KEPT_VIOLATIONS: usize = 100;
 pub struct Checker {
     pub violations: Vec<Violation>,
     pub total: u64,
+    /// Whether orders and message rows must pair up (only the outbox pattern promises it).
+    outbox_mode: bool,
     /// Message ids allocated by transactions that rolled back: they must never be published.
     rolled_back_msg_ids: BTreeSet<u64>,
+    /// The last publish of each unfinished message: by which relay, at which event.
+    last_publish: BTreeMap<u64, (u32, u64)>,
+    /// When each relay's current batch was picked (the seq of its RelayScanned).
+    picked_at_seq: BTreeMap<u32, u64>,
 }
 
 impl Checker {
+    pub fn new(mode: Mode) -> Self {
+        Checker { outbox_mode: mode == Mode::Outbox, ..Default::default() }
+    }
+
     fn report(&mut self, event: &Event, kind: ViolationKind, detail: String) {
         self.total += 1;
         if self.violations.len() < MAX_KEPT_VIOLATIONS {
-            self.violations.push(Violation {
-                seq: event.seq,
-                at_ms: event.at_ms,
-                kind,
-                detail,
-            });
+            self.violations.push(Violation { seq: event.seq, at_ms: event.at_ms, kind, detail });
         }
     }
 
@@ -85,12 +94,11 @@ impl Checker {
         let transition = match &event.kind {
             MessageMarkedSent { msg_id, .. } => Some((*msg_id, Status::Sent)),
             MessageDead { msg_id, .. } => Some((*msg_id, Status::Dead)),
-            MessageDone { msg_id, .. } => Some((*msg_id, Status::Done)),
-            PublishFailed {
-                msg_id,
-                retry_count,
-                ..
-            } => {
+            MessageDone { msg_id, .. } => {
+                self.last_publish.remove(msg_id);
+                Some((*msg_id, Status::Done))
+            }
+            PublishFailed { msg_id, retry_count, .. } => {
                 if let Some(row) = outbox.get(*msg_id) {
                     if row.status != Status::Pending || *retry_count <= row.retry_count {
                         let detail = format!(
@@ -103,33 +111,36 @@ impl Checker {
                 }
                 None
             }
-            MessagePublished {
-                msg_id, biz_key, ..
-            } => {
+            MessagePublished { relay_id, msg_id, biz_key, .. } => {
                 let committed = outbox.get(*msg_id).is_some();
                 if self.rolled_back_msg_ids.contains(msg_id) || !committed {
-                    let detail =
-                        format!("message {msg_id} ({biz_key}) was published but never committed");
+                    let detail = format!("message {msg_id} ({biz_key}) was published but never committed");
                     self.report(event, ViolationKind::GhostPublish, detail);
                 }
+                // Another relay published this row after this relay picked it: the two
+                // worked from the same stale read, which a lock would have prevented.
+                let picked_at = self.picked_at_seq.get(relay_id).copied().unwrap_or(0);
+                if let Some(&(other, at_seq)) = self.last_publish.get(msg_id) {
+                    if other != *relay_id && at_seq > picked_at {
+                        let detail =
+                            format!("relays {other} and {relay_id} both published message {msg_id} ({biz_key})");
+                        self.report(event, ViolationKind::ConcurrentPublish, detail);
+                    }
+                }
+                self.last_publish.insert(*msg_id, (*relay_id, event.seq));
+                None
+            }
+            RelayScanned { relay_id, .. } => {
+                self.picked_at_seq.insert(*relay_id, event.seq);
                 None
             }
             TransactionRolledBack { tx_id, .. } => {
-                if let Some(msg) = world
-                    .order_db
-                    .open_txs
-                    .get(tx_id)
-                    .and_then(|tx| tx.message.as_ref())
-                {
+                if let Some(msg) = world.order_db.open_txs.get(tx_id).and_then(|tx| tx.message.as_ref()) {
                     self.rolled_back_msg_ids.insert(msg.id);
                 }
                 None
             }
-            EffectApplied {
-                biz_key,
-                recorded_key: true,
-                ..
-            } if world.consumer.dedup.contains_key(biz_key) => {
+            EffectApplied { biz_key, recorded_key: true, .. } if world.consumer.dedup.contains_key(biz_key) => {
                 let detail = format!("dedup table already holds {biz_key}");
                 self.report(event, ViolationKind::DuplicateKey, detail);
                 None
@@ -138,20 +149,14 @@ impl Checker {
         };
         if let Some((msg_id, to)) = transition {
             match outbox.get(msg_id) {
-                Some(row) if row.status.may_become(to) => {}
+                // Re-setting the same status is an idempotent UPDATE, not a move.
+                Some(row) if row.status.may_become(to) || row.status == to => {}
                 Some(row) => {
-                    let detail = format!(
-                        "message {msg_id}: {} -> {} is not allowed",
-                        row.status.as_str(),
-                        to.as_str()
-                    );
+                    let detail = format!("message {msg_id}: {} -> {} is not allowed", row.status.as_str(), to.as_str());
                     self.report(event, ViolationKind::StatusNotMonotone, detail);
                 }
                 None => {
-                    let detail = format!(
-                        "message {msg_id} changed status to {} but does not exist",
-                        to.as_str()
-                    );
+                    let detail = format!("message {msg_id} changed status to {} but does not exist", to.as_str());
                     self.report(event, ViolationKind::GhostPublish, detail);
                 }
             }
@@ -163,18 +168,12 @@ impl Checker {
         use EventKind::*;
         let db = &world.order_db;
         match &event.kind {
-            OrderCommitted {
-                order_id,
-                msg_id,
-                biz_key,
-                ..
-            } => {
+            OrderCommitted { order_id, msg_id, biz_key, .. } => {
                 let order_ok = db.order_id_of(biz_key) == Some(*order_id);
                 let message_ok = db.outbox.id_of(biz_key) == Some(*msg_id);
                 if !order_ok || !message_ok {
-                    let detail = format!(
-                        "commit of {biz_key}: order visible = {order_ok}, its message visible = {message_ok}"
-                    );
+                    let detail =
+                        format!("commit of {biz_key}: order visible = {order_ok}, its message visible = {message_ok}");
                     self.report(event, ViolationKind::NotAtomic, detail);
                 }
             }
@@ -191,13 +190,11 @@ impl Checker {
             }
             _ => {}
         }
-        // Global, O(1): every visible order has exactly one visible message and vice versa.
-        if db.orders.len() != db.outbox.len() {
-            let detail = format!(
-                "{} orders but {} messages",
-                db.orders.len(),
-                db.outbox.len()
-            );
+        // Global, O(1): every visible order has exactly one visible message (in the hot
+        // table or in history) and vice versa.
+        let messages = db.outbox.len() + db.history.len();
+        if self.outbox_mode && db.orders.len() != messages {
+            let detail = format!("{} orders but {messages} messages", db.orders.len());
             self.report(event, ViolationKind::NotAtomic, detail);
         }
     }
@@ -207,11 +204,7 @@ impl Checker {
     pub fn check_settled(&mut self, world: &World, last: &Event) -> u64 {
         let lost = lost_orders(world);
         for biz_key in lost.iter().take(MAX_KEPT_VIOLATIONS) {
-            self.report(
-                last,
-                ViolationKind::LostOrder,
-                format!("{biz_key} has no effect and is not DEAD"),
-            );
+            self.report(last, ViolationKind::LostOrder, format!("{biz_key} has no effect and is not DEAD"));
         }
         // Only the kept ones were reported above; count the rest.
         self.total += lost.len().saturating_sub(MAX_KEPT_VIOLATIONS) as u64;
@@ -226,13 +219,7 @@ pub fn lost_orders(world: &World) -> Vec<String> {
         .values()
         .filter(|order| {
             let has_effect = world.consumer.effects.contains_key(&order.biz_key);
-            let dead = db
-                .outbox
-                .id_of(&order.biz_key)
-                .and_then(|id| db.outbox.get(id))
-                .map(|r| r.status)
-                == Some(Status::Dead);
-            !has_effect && !dead
+            !has_effect && db.message_by_key(&order.biz_key).map(|r| r.status) != Some(Status::Dead)
         })
         .map(|order| order.biz_key.clone())
         .collect()

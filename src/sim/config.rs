@@ -23,6 +23,52 @@ pub enum ValueKind {
     Rate,
     /// `true` or `false`.
     Flag,
+    /// One of a fixed set of names; stored as its index.
+    Choice(&'static [&'static str]),
+}
+
+/// How several relay instances keep from publishing the same row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockMode {
+    /// Plain SELECT: overlapping scans pick the same rows and publish them twice.
+    None,
+    /// SELECT … FOR UPDATE: a second scan waits for the first one's transaction.
+    ForUpdate,
+    /// SELECT … FOR UPDATE SKIP LOCKED: a second scan skips rows another holds.
+    SkipLocked,
+    /// Optimistic: UPDATE … WHERE id = ? AND status = 'PENDING' claims a row; a loser sees 0 rows.
+    Cas,
+}
+
+impl LockMode {
+    pub const NAMES: &'static [&'static str] = &["none", "for_update", "skip_locked", "cas"];
+    pub const ALL: [LockMode; 4] = [LockMode::None, LockMode::ForUpdate, LockMode::SkipLocked, LockMode::Cas];
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// How the order service tells the world about an order: the pattern or a wrong turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The local message table: order and message in one local transaction, a relay publishes.
+    Outbox,
+    /// Wrong turn: publish to the MQ first, then commit (a rollback leaves a ghost message).
+    SendThenCommit,
+    /// Wrong turn: commit, then publish directly (a crash in between loses the message).
+    CommitThenSend,
+    /// Two-phase commit across the order and payment databases: no MQ, blocking rounds.
+    TwoPc,
+}
+
+impl Mode {
+    pub const NAMES: &'static [&'static str] = &["outbox", "send_then_commit", "commit_then_send", "two_pc"];
+    pub const ALL: [Mode; 4] = [Mode::Outbox, Mode::SendThenCommit, Mode::CommitThenSend, Mode::TwoPc];
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
 }
 
 /// One configurable key: the single source of truth for its name, range and meaning.
@@ -37,7 +83,7 @@ pub struct KeySpec {
 }
 
 macro_rules! config {
-    ($( $name:ident : $ty:ty = $default:expr, $kind:ident, $min:expr, $max:expr, $help:expr; )*) => {
+    ($( $name:ident : $ty:ty = $default:expr, $kind:expr, $min:expr, $max:expr, $help:expr; )*) => {
         /// The simulation's configuration. Build it with `Config::default()` and change it
         /// with [`Config::set`], which validates.
         #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +100,7 @@ macro_rules! config {
 
         /// All keys, in the order they are documented.
         pub const KEYS: &[KeySpec] = &[
-            $( KeySpec { name: stringify!($name), kind: ValueKind::$kind, min: $min, max: $max, help: $help }, )*
+            $( KeySpec { name: stringify!($name), kind: $kind, min: $min, max: $max, help: $help }, )*
         ];
 
         impl Config {
@@ -103,6 +149,22 @@ impl Raw for bool {
         raw != 0
     }
 }
+impl Raw for LockMode {
+    fn to_raw(self) -> u64 {
+        self as u64
+    }
+    fn from_raw(raw: u64) -> Self {
+        LockMode::ALL.get(raw as usize).copied().unwrap_or(LockMode::None)
+    }
+}
+impl Raw for Mode {
+    fn to_raw(self) -> u64 {
+        self as u64
+    }
+    fn from_raw(raw: u64) -> Self {
+        Mode::ALL.get(raw as usize).copied().unwrap_or(Mode::Outbox)
+    }
+}
 fn to_raw<T: Raw>(v: T) -> u64 {
     v.to_raw()
 }
@@ -113,47 +175,93 @@ fn from_raw<T: Raw>(raw: u64) -> T {
 const PPM: u64 = PPM_ONE as u64;
 
 config! {
-    orders: u64 = 0, Count, 0, 10_000_000,
+    mode: Mode = Mode::Outbox, ValueKind::Choice(Mode::NAMES), 0, 3,
+        "The pattern (outbox) or a wrong turn to compare it with: send_then_commit, commit_then_send, two_pc.";
+    preload_rows: u64 = 0, ValueKind::Count, 0, 2_000_000,
+        "The table starts with this many old DONE rows (with their orders and effects), as a never-archived table would.";
+    orders: u64 = 0, ValueKind::Count, 0, 10_000_000,
         "Orders generated in addition to the scenario's scripted ones.";
-    order_interval_ms: u64 = 1_000, Millis, 1, DAY_MS,
+    order_interval_ms: u64 = 1_000, ValueKind::Millis, 1, DAY_MS,
         "Mean gap between generated orders (uniform in 0..2x).";
-    tx_fail_rate: u32 = 0, Rate, 0, PPM,
+    tx_fail_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "Chance that an order's local transaction hits a fault (at a random point) and rolls back.";
-    scan_interval_ms: u64 = 5 * MINUTE_MS, Millis, 1, DAY_MS,
+    order_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
+        "Chance that the order service dies right after its database work, before anything else (the same draw in every mode).";
+    hot_key_ratio: u32 = 0, ValueKind::Rate, 0, PPM,
+        "Share of generated orders whose keys all hash to shard 0 (a hot spot).";
+    shards: u64 = 1, ValueKind::Count, 1, 64,
+        "The outbox is split into this many shards by a stable hash of biz_key; each has its own relays.";
+    relays: u64 = 1, ValueKind::Count, 1, 16,
+        "Relay instances per shard, scanning the same table concurrently.";
+    lock: LockMode = LockMode::ForUpdate, ValueKind::Choice(LockMode::NAMES), 0, 3,
+        "How relays avoid publishing the same row: none, for_update, skip_locked, cas.";
+    index: bool = true, ValueKind::Flag, 0, 1,
+        "Whether the scan uses the (status, next_retry_at) index; without it every scan reads the whole table.";
+    scan_row_cost_us: u64 = 20, ValueKind::Count, 0, 1_000_000,
+        "Database time per row a scan examines, in microseconds (the scan's latency; order writes wait behind it).";
+    relay_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
+        "Chance that a relay dies after a publish, before marking the row SENT.";
+    relay_restart_ms: u64 = 10_000, ValueKind::Millis, 0, DAY_MS,
+        "How long a crashed relay stays down.";
+    claim_lease_ms: u64 = 60_000, ValueKind::Millis, 1, DAY_MS,
+        "With lock=cas: how long a claimed row is hidden from other relays (its next_retry_at moves this far).";
+    scan_interval_ms: u64 = 5 * MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
         "How often the relay scans the message table.";
-    batch_size: u64 = 20, Count, 1, 10_000,
+    batch_size: u64 = 20, ValueKind::Count, 1, 10_000,
         "At most this many rows per scan (LIMIT).";
-    publish_latency_ms: u64 = 2, Millis, 0, MINUTE_MS,
+    publish_latency_ms: u64 = 2, ValueKind::Millis, 0, MINUTE_MS,
         "Time one publish to the broker takes, including the status update.";
-    backoff_base_ms: u64 = MINUTE_MS, Millis, 1, DAY_MS,
+    backoff_base_ms: u64 = MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
         "First retry delay; each further failure doubles it (1, 2, 4 ... x base).";
-    max_retries: u64 = 5, Count, 0, 30,
+    max_retries: u64 = 5, ValueKind::Count, 0, 30,
         "Failed publishes allowed before a message is moved to DEAD.";
-    mq_fail_rate: u32 = 0, Rate, 0, PPM,
+    mq_fail_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "Chance that one publish to the broker fails.";
-    mq_outage_from_ms: u64 = 0, Millis, 0, 30 * DAY_MS,
+    mq_outage_from_ms: u64 = 0, ValueKind::Millis, 0, 30 * DAY_MS,
         "When a broker outage starts (used only if mq_outage_ms > 0).";
-    mq_outage_ms: u64 = 0, Millis, 0, 30 * DAY_MS,
+    mq_outage_ms: u64 = 0, ValueKind::Millis, 0, 30 * DAY_MS,
         "How long the broker outage lasts (0 = none).";
-    mq_latency_ms: u64 = 20, Millis, 0, MINUTE_MS,
+    mq_latency_ms: u64 = 20, ValueKind::Millis, 0, MINUTE_MS,
         "Broker-to-consumer delivery time.";
-    mq_duplicate_rate: u32 = 0, Rate, 0, PPM,
+    mq_duplicate_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "Chance that the broker delivers a message a second time (at-least-once).";
-    ack_timeout_ms: u64 = 30_000, Millis, 1, DAY_MS,
+    ack_timeout_ms: u64 = 30_000, ValueKind::Millis, 1, DAY_MS,
         "A delivery not acked within this time is redelivered.";
-    idempotent: bool = true, Flag, 0, 1,
+    idempotent: bool = true, ValueKind::Flag, 0, 1,
         "Whether the consumer checks its dedup table before applying the effect.";
-    consumer_crash_rate: u32 = 0, Rate, 0, PPM,
+    consumer_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "Chance that the consumer crashes after its commit but before its ack.";
-    consumer_restart_ms: u64 = 5_000, Millis, 0, DAY_MS,
+    consumer_restart_ms: u64 = 5_000, ValueKind::Millis, 0, DAY_MS,
         "How long a crashed consumer stays down.";
-    confirm_latency_ms: u64 = 20, Millis, 0, MINUTE_MS,
+    confirm_latency_ms: u64 = 20, ValueKind::Millis, 0, MINUTE_MS,
         "Time for the consumer's confirmation to reach the order service (SENT -> DONE).";
-    settle_after_ms: u64 = 30 * MINUTE_MS, Millis, 0, 30 * DAY_MS,
+    archive_after_ms: u64 = 0, ValueKind::Millis, 0, 365 * DAY_MS,
+        "DONE rows older than this move to the history table (0 = never archive).";
+    archive_interval_ms: u64 = MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
+        "How often the archive job runs (when archive_after_ms > 0).";
+    reconcile_interval_ms: u64 = 0, ValueKind::Millis, 0, 365 * DAY_MS,
+        "How often the reconciler compares orders, messages and effects (0 = only when asked).";
+    reconcile_grace_ms: u64 = 10 * MINUTE_MS, ValueKind::Millis, 0, 30 * DAY_MS,
+        "A message gets this long to produce its effect before the reconciler calls it a gap.";
+    reconcile_compensate: bool = true, ValueKind::Flag, 0, 1,
+        "Whether the reconciler re-publishes what it can (without moving any status backwards).";
+    participants: u64 = 2, ValueKind::Count, 1, 64,
+        "With mode=two_pc: participants in each round.";
+    participant_fail_rate: u32 = 0, ValueKind::Rate, 0, PPM,
+        "With mode=two_pc: chance that one participant cannot prepare (votes no or times out).";
+    coordinator_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
+        "With mode=two_pc: chance that the coordinator dies after the votes, before the decision.";
+    coordinator_recovery_ms: u64 = 60_000, ValueKind::Millis, 0, DAY_MS,
+        "With mode=two_pc: how long prepared participants stay blocked when the coordinator dies.";
+    two_pc_rtt_ms: u64 = 10, ValueKind::Millis, 0, MINUTE_MS,
+        "With mode=two_pc: one coordinator-participant round trip.";
+    metrics_interval_ms: u64 = 10_000, ValueKind::Millis, 1, DAY_MS,
+        "Time-series sampling step (doubles when the series would exceed its bound).";
+    settle_after_ms: u64 = 30 * MINUTE_MS, ValueKind::Millis, 0, 30 * DAY_MS,
         "Faults stay on this long after the last scripted command or generated order; then they stop and the system drains.";
-    max_sim_time_ms: u64 = 7 * DAY_MS, Millis, 1, 365 * DAY_MS,
+    max_sim_time_ms: u64 = 7 * DAY_MS, ValueKind::Millis, 1, 365 * DAY_MS,
         "Simulated time after which a run stops even if it has not settled.";
-    max_events: u64 = 20_000_000, Count, 1, 200_000_000,
+    max_events: u64 = 20_000_000, ValueKind::Count, 1, 200_000_000,
         "Events after which a run stops (bounds memory and time).";
 }
 
@@ -185,17 +293,12 @@ impl KeySpec {
             ValueKind::Count => format!("a whole number in {}..={}", self.min, self.max),
             ValueKind::Rate => "a decimal in [0, 1] with at most 6 decimals, e.g. 0.3".to_string(),
             ValueKind::Flag => "true or false".to_string(),
+            ValueKind::Choice(names) => format!("one of {}", names.join(", ")),
         }
     }
 
     fn parse(&self, text: &str) -> Result<u64, ConfigError> {
-        let bad = || {
-            ConfigError(format!(
-                "invalid value '{text}' for {}: expected {}",
-                self.name,
-                self.allowed()
-            ))
-        };
+        let bad = || ConfigError(format!("invalid value '{text}' for {}: expected {}", self.name, self.allowed()));
         let raw = match self.kind {
             ValueKind::Millis | ValueKind::Count => {
                 let t = text.replace('_', "");
@@ -210,6 +313,7 @@ impl KeySpec {
                 "false" | "0" | "off" | "no" => 0,
                 _ => return Err(bad()),
             },
+            ValueKind::Choice(names) => names.iter().position(|n| *n == text).ok_or_else(bad)? as u64,
         };
         if raw < self.min || raw > self.max {
             return Err(bad());
@@ -223,6 +327,7 @@ impl KeySpec {
             ValueKind::Millis | ValueKind::Count => raw.to_string(),
             ValueKind::Rate => format_ppm(raw),
             ValueKind::Flag => (raw != 0).to_string(),
+            ValueKind::Choice(names) => names.get(raw as usize).copied().unwrap_or("?").to_string(),
         }
     }
 }
@@ -240,16 +345,8 @@ pub fn parse_ppm(text: &str) -> Option<u64> {
     if !digits(whole) || !digits(frac) || frac.len() > 6 || whole.len() > 7 {
         return None;
     }
-    let whole: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let mut frac_ppm: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().ok()?
-    };
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let mut frac_ppm: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
     for _ in frac.len()..6 {
         frac_ppm *= 10;
     }
@@ -271,12 +368,8 @@ pub fn format_ppm(ppm: u64) -> String {
 impl Config {
     /// Sets one key from its text form, validating the value. On error the config is unchanged.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        let spec = spec(key).ok_or_else(|| {
-            ConfigError(format!(
-                "unknown config key '{key}'; allowed keys: {}",
-                key_names()
-            ))
-        })?;
+        let spec = spec(key)
+            .ok_or_else(|| ConfigError(format!("unknown config key '{key}'; allowed keys: {}", key_names())))?;
         let raw = spec.parse(value.trim())?;
         self.set_raw(key, raw);
         Ok(())
@@ -285,9 +378,7 @@ impl Config {
     /// Applies `key=value`.
     pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
         let (key, value) = pair.split_once('=').ok_or_else(|| {
-            ConfigError(format!(
-                "malformed setting '{pair}': expected key=value, e.g. mq_fail_rate=0.3"
-            ))
+            ConfigError(format!("malformed setting '{pair}': expected key=value, e.g. mq_fail_rate=0.3"))
         })?;
         self.set(key.trim(), value)
     }
@@ -312,6 +403,15 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// `key=value` for every key whose value differs from `base`: with `base` a scenario's
+    /// config, these are the `--set` arguments that reproduce this config on the CLI.
+    pub fn differences(&self, base: &Config) -> Vec<String> {
+        KEYS.iter()
+            .filter(|k| self.raw(k.name) != base.raw(k.name))
+            .map(|k| format!("{}={}", k.name, k.format(self.raw(k.name).unwrap_or(0))))
+            .collect()
     }
 
     /// The retry delay after the `retry_count`-th failure (1-based): base * 2^(retry_count-1).
@@ -367,19 +467,13 @@ mod tests {
 
         let before = c.clone();
         let e = c.set("mq_fail_rate", "1.5").unwrap_err().0;
-        assert!(
-            e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("[0, 1]"),
-            "{e}"
-        );
+        assert!(e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("[0, 1]"), "{e}");
         let e = c.set("batch_size", "0").unwrap_err().0;
         assert!(e.contains("1..=10000"), "{e}");
         let e = c.set("batch_size", "-3").unwrap_err().0;
         assert!(e.contains("'-3'"), "{e}");
         let e = c.set("no_such_key", "1").unwrap_err().0;
-        assert!(
-            e.contains("'no_such_key'") && e.contains("scan_interval_ms"),
-            "{e}"
-        );
+        assert!(e.contains("'no_such_key'") && e.contains("scan_interval_ms"), "{e}");
         let e = c.set_pair("batch_size").unwrap_err().0;
         assert!(e.contains("key=value"), "{e}");
         assert_eq!(c, before, "a rejected value leaves the config unchanged");

@@ -34,23 +34,30 @@ impl ConsumerState {
     pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            EffectApplied {
-                biz_key,
-                amount_cents,
-                recorded_key,
-                ..
-            } => {
+            EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
                 if *recorded_key {
                     self.dedup.entry(biz_key.clone()).or_insert(at_ms);
                 }
-                self.effects
-                    .entry(biz_key.clone())
-                    .and_modify(|e| e.count += 1)
-                    .or_insert(EffectRecord {
-                        count: 1,
-                        amount_cents: *amount_cents,
-                        first_at_ms: at_ms,
-                    });
+                self.effects.entry(biz_key.clone()).and_modify(|e| e.count += 1).or_insert(EffectRecord {
+                    count: 1,
+                    amount_cents: *amount_cents,
+                    first_at_ms: at_ms,
+                });
+            }
+            TablePreloaded { rows, .. } => {
+                for n in 0..*rows {
+                    let biz_key = format!("OLD-{n:07}");
+                    self.dedup.insert(biz_key.clone(), 0);
+                    self.effects.insert(biz_key, EffectRecord { count: 1, amount_cents: 1_000, first_at_ms: 0 });
+                }
+            }
+            TwoPcCommitted { biz_key, amount_cents, .. } => {
+                // Committed in the same round as the order: the payment side of the 2PC.
+                self.effects.entry(biz_key.clone()).and_modify(|e| e.count += 1).or_insert(EffectRecord {
+                    count: 1,
+                    amount_cents: *amount_cents,
+                    first_at_ms: at_ms,
+                });
             }
             ConsumerCrashed { restart_at_ms, .. } => {
                 self.down_until_ms = Some(*restart_at_ms);
@@ -75,15 +82,10 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key(&biz_key);
     if duplicate {
         // INSERT INTO dedup … ON CONFLICT DO NOTHING affected 0 rows: already done.
-        ctx.emit(EventKind::DuplicateSkipped {
-            delivery_id,
-            msg_id,
-            biz_key,
-        });
+        ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
     } else {
         // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
-        let amount_cents =
-            serde_json::from_str::<Payload>(&message.payload).map_or(0, |p| p.amount_cents);
+        let amount_cents = serde_json::from_str::<Payload>(&message.payload).map_or(0, |p| p.amount_cents);
         ctx.emit(EventKind::EffectApplied {
             delivery_id,
             msg_id,
@@ -96,23 +98,14 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     // Committed. Now the ack — unless the process dies first.
     if ctx.world.consumer.crash_armed || ctx.faults.chance_ppm(ctx.config.consumer_crash_rate) {
         let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.consumer_restart_ms);
-        ctx.emit(EventKind::ConsumerCrashed {
-            delivery_id,
-            restart_at_ms,
-        });
+        ctx.emit(EventKind::ConsumerCrashed { delivery_id, restart_at_ms });
         ctx.schedule(restart_at_ms, Action::ConsumerRestart);
         return;
     }
     if ctx.world.broker.is_down(ctx.now_ms) {
-        ctx.emit(EventKind::AckLost {
-            delivery_id,
-            msg_id,
-        });
+        ctx.emit(EventKind::AckLost { delivery_id, msg_id });
     } else {
-        ctx.emit(EventKind::MessageAcked {
-            delivery_id,
-            msg_id,
-        });
+        ctx.emit(EventKind::MessageAcked { delivery_id, msg_id });
     }
     // "Done" (or "already done") goes back to the order service: SENT -> DONE.
     let at = ctx.now_ms.saturating_add(ctx.config.confirm_latency_ms);

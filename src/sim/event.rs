@@ -12,6 +12,9 @@ pub enum Actor {
     Relay,
     Broker,
     Consumer,
+    Reconciler,
+    /// The 2PC coordinator (mode two_pc).
+    Coordinator,
     Lab,
 }
 
@@ -22,6 +25,8 @@ impl Actor {
             Actor::Relay => "relay",
             Actor::Broker => "broker",
             Actor::Consumer => "consumer",
+            Actor::Reconciler => "reconciler",
+            Actor::Coordinator => "coordinator",
             Actor::Lab => "lab",
         }
     }
@@ -37,11 +42,7 @@ pub enum TxFault {
 }
 
 impl TxFault {
-    pub const ALL: [TxFault; 3] = [
-        TxFault::AfterOrderInsert,
-        TxFault::AfterMessageInsert,
-        TxFault::AtCommit,
-    ];
+    pub const ALL: [TxFault; 3] = [TxFault::AfterOrderInsert, TxFault::AfterMessageInsert, TxFault::AtCommit];
 }
 
 /// Why a local transaction of the order service rolled back.
@@ -52,6 +53,47 @@ pub enum RollbackCause {
     Fault(TxFault),
     /// The unique index on biz_key rejected the insert.
     DuplicateBizKey,
+    /// The order service died before committing: the database rolled the transaction back.
+    ProcessCrashed,
+}
+
+/// A gap the reconciler finds between the three ledgers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GapKind {
+    /// A committed order with no message row (or, without an outbox, never sent).
+    OrderWithoutMessage,
+    /// A message SENT or DONE (or sent directly) with no effect after the grace period.
+    MessageWithoutEffect,
+    /// An effect whose order does not exist (a ghost).
+    EffectWithoutOrder,
+    /// An effect applied more than once.
+    DoubleEffect,
+    /// A message that gave up (DEAD).
+    DeadMessage,
+}
+
+impl GapKind {
+    pub const ALL: [GapKind; 5] = [
+        GapKind::OrderWithoutMessage,
+        GapKind::MessageWithoutEffect,
+        GapKind::EffectWithoutOrder,
+        GapKind::DoubleEffect,
+        GapKind::DeadMessage,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GapKind::OrderWithoutMessage => "order_without_message",
+            GapKind::MessageWithoutEffect => "message_without_effect",
+            GapKind::EffectWithoutOrder => "effect_without_order",
+            GapKind::DoubleEffect => "double_effect",
+            GapKind::DeadMessage => "dead_message",
+        }
+    }
+    /// Whether the reconciler can repair it by publishing (again); the others need a person.
+    pub fn compensable(self) -> bool {
+        matches!(self, GapKind::OrderWithoutMessage | GapKind::MessageWithoutEffect | GapKind::DeadMessage)
+    }
 }
 
 /// Why a publish to the broker failed.
@@ -86,6 +128,8 @@ pub enum Injection {
     MqOutageStopped,
     NextDeliveryDuplicated,
     ConsumerCrashArmed,
+    RelayCrashArmed,
+    ReconcileRequested,
     ConfigChanged {
         key: String,
         value: String,
@@ -103,6 +147,7 @@ pub enum EventKind {
         tx_id: u64,
         biz_key: String,
         amount_cents: u64,
+        waited_ms: u64,
     },
     OrderInserted {
         tx_id: u64,
@@ -115,6 +160,7 @@ pub enum EventKind {
         msg_id: u64,
         biz_key: String,
         payload: String,
+        shard: u32,
     },
     OrderCommitted {
         tx_id: u64,
@@ -127,12 +173,75 @@ pub enum EventKind {
         biz_key: String,
         cause: RollbackCause,
     },
+    /// Wrong-turn modes: the order committed with no message row beside it.
+    OrderOnlyCommitted {
+        tx_id: u64,
+        order_id: u64,
+        biz_key: String,
+    },
+    /// Wrong-turn modes: the order service published to the MQ itself.
+    MessageSentDirectly {
+        tx_id: u64,
+        msg_id: u64,
+        biz_key: String,
+        offset: u64,
+        payload: String,
+    },
+    /// The order service process died right after its database work.
+    OrderServiceCrashed {
+        tx_id: u64,
+        biz_key: String,
+        committed: bool,
+    },
+    /// The lab started from a table that already holds `rows` old, finished orders.
+    TablePreloaded {
+        rows: u64,
+        shards: u64,
+    },
+    /// The archive job moved DONE rows to the history table.
+    RowsArchived {
+        msg_ids: Vec<u64>,
+    },
 
     // ---- relay: scans the outbox through its index, publishes, marks rows ----
+    /// A scan began; the database is busy with it until `done_at_ms`.
+    RelayScanStarted {
+        relay_id: u32,
+        shard: u32,
+        done_at_ms: u64,
+    },
     RelayScanned {
         relay_id: u32,
+        shard: u32,
         rows_examined: u64,
+        latency_ms: u64,
         picked: Vec<u64>,
+        locked: bool,
+    },
+    /// SELECT … FOR UPDATE met rows another relay's transaction holds: this one waits.
+    RelayLockWaited {
+        relay_id: u32,
+        holder: u32,
+    },
+    /// lock=cas: the conditional UPDATE claimed the row (hidden from others until the lease ends).
+    RowClaimed {
+        relay_id: u32,
+        msg_id: u64,
+        lease_until_ms: u64,
+    },
+    /// lock=cas: the conditional UPDATE affected 0 rows; another relay has it. Not published.
+    CasConflict {
+        relay_id: u32,
+        msg_id: u64,
+    },
+    /// The relay died after a publish, before marking the row SENT; its transaction rolled back.
+    RelayCrashed {
+        relay_id: u32,
+        msg_id: u64,
+        restart_at_ms: u64,
+    },
+    RelayRestarted {
+        relay_id: u32,
     },
     MessagePublished {
         relay_id: u32,
@@ -210,6 +319,61 @@ pub enum EventKind {
         biz_key: String,
     },
 
+    // ---- reconciler: closing-time three-way check ----
+    ReconcileStarted {
+        orders: u64,
+        messages: u64,
+        effects: u64,
+    },
+    GapFound {
+        gap: GapKind,
+        biz_key: String,
+    },
+    /// Re-published to the broker; no status moves.
+    GapCompensated {
+        gap: GapKind,
+        biz_key: String,
+        msg_id: u64,
+        offset: u64,
+        payload: String,
+    },
+    ReconcileFinished {
+        found: u64,
+        compensated: u64,
+    },
+
+    // ---- two-phase commit (mode two_pc) ----
+    TwoPcRoundStarted {
+        round: u64,
+        biz_key: String,
+        amount_cents: u64,
+        participants: u64,
+    },
+    TwoPcVoted {
+        round: u64,
+        participant: u64,
+        yes: bool,
+    },
+    TwoPcCoordinatorCrashed {
+        round: u64,
+        recover_at_ms: u64,
+    },
+    TwoPcCoordinatorRecovered {
+        round: u64,
+        blocked_ms: u64,
+    },
+    TwoPcCommitted {
+        round: u64,
+        order_id: u64,
+        biz_key: String,
+        amount_cents: u64,
+    },
+    TwoPcAborted {
+        round: u64,
+        biz_key: String,
+        no_votes: u64,
+    },
+
     // ---- the lab itself: what a person or a script injected ----
     Injected(Injection),
 }
@@ -223,21 +387,39 @@ impl EventKind {
             | MessageInserted { .. }
             | OrderCommitted { .. }
             | TransactionRolledBack { .. }
+            | OrderOnlyCommitted { .. }
+            | MessageSentDirectly { .. }
+            | OrderServiceCrashed { .. }
+            | RowsArchived { .. }
+            | TablePreloaded { .. }
             | MessageDone { .. } => Actor::OrderService,
-            RelayScanned { .. }
+            RelayScanStarted { .. }
+            | RelayScanned { .. }
+            | RelayLockWaited { .. }
+            | RowClaimed { .. }
+            | CasConflict { .. }
+            | RelayCrashed { .. }
+            | RelayRestarted { .. }
             | MessagePublished { .. }
             | MessageMarkedSent { .. }
             | PublishFailed { .. }
             | MessageDead { .. }
             | RelayBatchFinished { .. } => Actor::Relay,
-            MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => {
-                Actor::Broker
-            }
+            MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => Actor::Broker,
             EffectApplied { .. }
             | DuplicateSkipped { .. }
             | MessageAcked { .. }
             | ConsumerCrashed { .. }
             | ConsumerRestarted => Actor::Consumer,
+            ReconcileStarted { .. } | GapFound { .. } | GapCompensated { .. } | ReconcileFinished { .. } => {
+                Actor::Reconciler
+            }
+            TwoPcRoundStarted { .. }
+            | TwoPcVoted { .. }
+            | TwoPcCoordinatorCrashed { .. }
+            | TwoPcCoordinatorRecovered { .. }
+            | TwoPcCommitted { .. }
+            | TwoPcAborted { .. } => Actor::Coordinator,
             Injected(_) => Actor::Lab,
         }
     }
@@ -267,6 +449,27 @@ impl EventKind {
             ConsumerCrashed { .. } => "ConsumerCrashed",
             ConsumerRestarted => "ConsumerRestarted",
             MessageDone { .. } => "MessageDone",
+            OrderOnlyCommitted { .. } => "OrderOnlyCommitted",
+            MessageSentDirectly { .. } => "MessageSentDirectly",
+            OrderServiceCrashed { .. } => "OrderServiceCrashed",
+            RowsArchived { .. } => "RowsArchived",
+            TablePreloaded { .. } => "TablePreloaded",
+            RelayScanStarted { .. } => "RelayScanStarted",
+            RelayLockWaited { .. } => "RelayLockWaited",
+            RowClaimed { .. } => "RowClaimed",
+            CasConflict { .. } => "CasConflict",
+            RelayCrashed { .. } => "RelayCrashed",
+            RelayRestarted { .. } => "RelayRestarted",
+            ReconcileStarted { .. } => "ReconcileStarted",
+            GapFound { .. } => "GapFound",
+            GapCompensated { .. } => "GapCompensated",
+            ReconcileFinished { .. } => "ReconcileFinished",
+            TwoPcRoundStarted { .. } => "TwoPcRoundStarted",
+            TwoPcVoted { .. } => "TwoPcVoted",
+            TwoPcCoordinatorCrashed { .. } => "TwoPcCoordinatorCrashed",
+            TwoPcCoordinatorRecovered { .. } => "TwoPcCoordinatorRecovered",
+            TwoPcCommitted { .. } => "TwoPcCommitted",
+            TwoPcAborted { .. } => "TwoPcAborted",
             Injected(_) => "Injected",
         }
     }
@@ -295,12 +498,7 @@ struct TraceLine<'a> {
 impl Event {
     /// One line of `--trace`: `{"seq":..,"at_ms":..,"actor":..,"kind":..,<fields>}`.
     pub fn trace_json(&self) -> String {
-        let line = TraceLine {
-            seq: self.seq,
-            at_ms: self.at_ms,
-            actor: self.kind.actor().as_str(),
-            kind: &self.kind,
-        };
+        let line = TraceLine { seq: self.seq, at_ms: self.at_ms, actor: self.kind.actor().as_str(), kind: &self.kind };
         // Serializing plain data with string keys cannot fail.
         serde_json::to_string(&line).unwrap_or_default()
     }

@@ -1,21 +1,30 @@
-//! Counters and the consistency window, observed from events. Everything here is derived
-//! from the log, so the same log always gives the same numbers.
+//! Counters, distributions and time series, observed from events. Everything here is
+//! derived from the log, so the same log always gives the same numbers.
 
-use super::event::{DeliveryCause, Event, EventKind};
+use super::event::{DeliveryCause, Event, EventKind, GapKind};
+use super::outbox_table::{Status, RETRY_BUCKETS};
 use super::world::World;
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
     pub orders_committed: u64,
     pub orders_rolled_back: u64,
+    pub order_crashes: u64,
     pub scans: u64,
     pub rows_examined: u64,
     /// The most rows one scan examined.
     pub max_rows_examined_per_scan: u64,
+    pub max_scan_latency_ms: u64,
     pub publishes: u64,
+    /// Publishes of a message that had been published before (by any relay).
+    pub duplicate_publishes: u64,
     pub publish_failures: u64,
     pub dead_letters: u64,
+    pub lock_waits: u64,
+    pub cas_conflicts: u64,
+    pub relay_crashes: u64,
     pub deliveries: u64,
     /// Deliveries after the first of a message: duplicate copies and redeliveries.
     pub duplicate_deliveries: u64,
@@ -24,14 +33,23 @@ pub struct Counters {
     pub effects_applied: u64,
     /// Effects applied beyond the first for a key (double charges).
     pub duplicate_effects: u64,
+    /// Effects for a key that had no committed order when applied (ghosts).
+    pub ghost_effects: u64,
     pub duplicates_skipped: u64,
     pub acks: u64,
     pub acks_lost: u64,
     pub consumer_crashes: u64,
     pub messages_done: u64,
+    pub rows_archived: u64,
+    pub reconcile_runs: u64,
+    pub gaps_found: u64,
+    pub gaps_compensated: u64,
+    pub two_pc_rounds: u64,
+    pub two_pc_failed_rounds: u64,
+    pub two_pc_blocked_ms: u64,
 }
 
-/// Percentiles of the consistency window: order commit -> its first effect.
+/// Nearest-rank percentiles of a set of durations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct WindowStats {
     pub count: u64,
@@ -40,30 +58,167 @@ pub struct WindowStats {
     pub max: u64,
 }
 
+impl WindowStats {
+    pub fn of(values: &[u64]) -> WindowStats {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        WindowStats {
+            count: sorted.len() as u64,
+            p50: nearest_rank(&sorted, 50),
+            p99: nearest_rank(&sorted, 99),
+            max: sorted.last().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// One point of the time series: gauges at `at_ms`, counts over the interval ending there.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Sample {
+    pub at_ms: u64,
+    /// PENDING rows, in total and per shard.
+    pub backlog: u64,
+    pub backlog_by_shard: Vec<u64>,
+    /// PENDING rows by retry count (the last bucket holds the rest).
+    pub retry_histogram: [u64; RETRY_BUCKETS],
+    pub dead_letters: u64,
+    /// Messages published and not yet acked by the consumer.
+    pub consumer_lag: u64,
+    pub hot_rows: u64,
+    pub history_rows: u64,
+    // Counts over the interval:
+    pub scans: u64,
+    pub rows_examined: u64,
+    pub max_scan_latency_ms: u64,
+    pub publishes: u64,
+    pub publish_failures: u64,
+    pub max_order_wait_ms: u64,
+    /// Consistency windows of the effects applied in the interval.
+    pub window_p50_ms: u64,
+    pub window_p99_ms: u64,
+    pub window_max_ms: u64,
+}
+
+/// At most this many samples are kept; past that, neighbours merge and the step doubles.
+pub const MAX_SAMPLES: usize = 1_024;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Series {
+    pub interval_ms: u64,
+    pub samples: Vec<Sample>,
+}
+
+impl Series {
+    fn push(&mut self, sample: Sample) {
+        self.samples.push(sample);
+        if self.samples.len() > MAX_SAMPLES {
+            let merged = self.samples.chunks(2).map(merge).collect();
+            self.samples = merged;
+            self.interval_ms = self.interval_ms.saturating_mul(2);
+        }
+    }
+}
+
+/// Two neighbouring samples as one: gauges from the later, counts added, maxima kept.
+fn merge(pair: &[Sample]) -> Sample {
+    let (a, b) = match pair {
+        [a, b] => (a, b),
+        [a] => return a.clone(),
+        _ => return Sample::default(),
+    };
+    Sample {
+        scans: a.scans + b.scans,
+        rows_examined: a.rows_examined + b.rows_examined,
+        max_scan_latency_ms: a.max_scan_latency_ms.max(b.max_scan_latency_ms),
+        publishes: a.publishes + b.publishes,
+        publish_failures: a.publish_failures + b.publish_failures,
+        max_order_wait_ms: a.max_order_wait_ms.max(b.max_order_wait_ms),
+        window_p50_ms: a.window_p50_ms.max(b.window_p50_ms),
+        window_p99_ms: a.window_p99_ms.max(b.window_p99_ms),
+        window_max_ms: a.window_max_ms.max(b.window_max_ms),
+        ..b.clone()
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
     pub counters: Counters,
-    /// One entry per order that got its effect, in ms. 8 bytes per order.
+    /// Consistency window (order commit -> its first effect) of every order, in ms.
     windows_ms: Vec<u64>,
+    /// How long each order write waited for the database (behind scans).
+    order_waits_ms: Vec<u64>,
+    published: BTreeSet<u64>,
+    pub gaps_by_kind: BTreeMap<GapKind, u64>,
+    pub shard_publishes: Vec<u64>,
+    pub shard_max_backlog: Vec<u64>,
+    pub series: Series,
+    next_sample_at_ms: u64,
+    interval: Sample,
+    interval_windows_ms: Vec<u64>,
+    shards: usize,
 }
 
 impl Metrics {
+    pub fn new(interval_ms: u64, shards: u64) -> Self {
+        let shards = shards.clamp(1, 64) as usize;
+        Metrics {
+            series: Series { interval_ms, samples: Vec::new() },
+            next_sample_at_ms: interval_ms,
+            shard_publishes: vec![0; shards],
+            shard_max_backlog: vec![0; shards],
+            shards,
+            ..Default::default()
+        }
+    }
+
     pub fn observe(&mut self, world: &World, event: &Event) {
         use EventKind::*;
         let c = &mut self.counters;
+        let i = &mut self.interval;
         match &event.kind {
-            OrderCommitted { .. } => c.orders_committed += 1,
+            TransactionBegan { waited_ms, .. } => {
+                self.order_waits_ms.push(*waited_ms);
+                i.max_order_wait_ms = i.max_order_wait_ms.max(*waited_ms);
+            }
+            OrderCommitted { .. } | OrderOnlyCommitted { .. } => c.orders_committed += 1,
             TransactionRolledBack { .. } => c.orders_rolled_back += 1,
-            RelayScanned { rows_examined, .. } => {
+            OrderServiceCrashed { .. } => c.order_crashes += 1,
+            RowsArchived { msg_ids } => c.rows_archived += msg_ids.len() as u64,
+            RelayScanned { rows_examined, latency_ms, .. } => {
                 c.scans += 1;
                 c.rows_examined += rows_examined;
                 c.max_rows_examined_per_scan = c.max_rows_examined_per_scan.max(*rows_examined);
+                c.max_scan_latency_ms = c.max_scan_latency_ms.max(*latency_ms);
+                i.scans += 1;
+                i.rows_examined += rows_examined;
+                i.max_scan_latency_ms = i.max_scan_latency_ms.max(*latency_ms);
             }
-            MessagePublished { .. } => c.publishes += 1,
-            PublishFailed { .. } => c.publish_failures += 1,
+            RelayLockWaited { .. } => c.lock_waits += 1,
+            CasConflict { .. } => c.cas_conflicts += 1,
+            RelayCrashed { .. } => c.relay_crashes += 1,
+            MessagePublished { msg_id, .. } => {
+                c.publishes += 1;
+                i.publishes += 1;
+                if !self.published.insert(*msg_id) {
+                    c.duplicate_publishes += 1;
+                }
+                if let Some(n) =
+                    world.order_db.outbox.get(*msg_id).and_then(|row| self.shard_publishes.get_mut(row.shard as usize))
+                {
+                    *n += 1;
+                }
+            }
+            MessageSentDirectly { .. } => {
+                c.publishes += 1;
+                i.publishes += 1;
+            }
+            PublishFailed { .. } => {
+                c.publish_failures += 1;
+                i.publish_failures += 1;
+            }
             MessageDead { .. } => {
                 c.publish_failures += 1;
                 c.dead_letters += 1;
+                i.publish_failures += 1;
             }
             MessageDelivered { cause, .. } => {
                 c.deliveries += 1;
@@ -76,11 +231,16 @@ impl Metrics {
             }
             EffectApplied { biz_key, .. } => {
                 c.effects_applied += 1;
+                let order = world.order_db.order_by_key(biz_key);
+                if order.is_none() {
+                    c.ghost_effects += 1;
+                }
                 match world.consumer.effects.get(biz_key) {
                     Some(effect) if effect.count == 1 => {
-                        if let Some(order) = world.order_db.order_by_key(biz_key) {
-                            self.windows_ms
-                                .push(event.at_ms.saturating_sub(order.created_at_ms));
+                        if let Some(order) = order {
+                            let window = event.at_ms.saturating_sub(order.created_at_ms);
+                            self.windows_ms.push(window);
+                            self.interval_windows_ms.push(window);
                         }
                     }
                     _ => c.duplicate_effects += 1,
@@ -91,19 +251,76 @@ impl Metrics {
             AckLost { .. } => c.acks_lost += 1,
             ConsumerCrashed { .. } => c.consumer_crashes += 1,
             MessageDone { .. } => c.messages_done += 1,
+            ReconcileStarted { .. } => c.reconcile_runs += 1,
+            GapFound { gap, .. } => {
+                c.gaps_found += 1;
+                *self.gaps_by_kind.entry(*gap).or_default() += 1;
+            }
+            GapCompensated { .. } => c.gaps_compensated += 1,
+            TwoPcRoundStarted { .. } => c.two_pc_rounds += 1,
+            TwoPcCommitted { .. } => {
+                c.orders_committed += 1;
+                c.effects_applied += 1;
+                // Strong consistency: the effect commits with the order.
+                self.windows_ms.push(0);
+            }
+            TwoPcAborted { .. } => c.two_pc_failed_rounds += 1,
+            TwoPcCoordinatorRecovered { blocked_ms, .. } => c.two_pc_blocked_ms += blocked_ms,
             _ => {}
         }
     }
 
-    pub fn window_stats(&self) -> WindowStats {
-        let mut sorted = self.windows_ms.clone();
-        sorted.sort_unstable();
-        WindowStats {
-            count: sorted.len() as u64,
-            p50: nearest_rank(&sorted, 50),
-            p99: nearest_rank(&sorted, 99),
-            max: sorted.last().copied().unwrap_or(0),
+    /// Takes every sample due up to `now_ms` (call before time moves past it).
+    pub fn sample_until(&mut self, world: &World, now_ms: u64) {
+        // Bounded: at most MAX_SAMPLES * 2 samples per call before the step doubles.
+        let mut taken = 0;
+        while self.next_sample_at_ms <= now_ms && taken <= 2 * MAX_SAMPLES {
+            self.take_sample(world, self.next_sample_at_ms);
+            self.next_sample_at_ms = self.next_sample_at_ms.saturating_add(self.series.interval_ms.max(1));
+            taken += 1;
         }
+        if self.next_sample_at_ms <= now_ms {
+            // A long quiet stretch: skip to the present rather than fill it point by point.
+            let step = self.series.interval_ms.max(1);
+            self.next_sample_at_ms = now_ms - now_ms % step + step;
+        }
+    }
+
+    fn take_sample(&mut self, world: &World, at_ms: u64) {
+        let outbox = &world.order_db.outbox;
+        let mut backlog_by_shard = Vec::with_capacity(self.shards);
+        for shard in 0..self.shards {
+            let pending = outbox.shard_counts(shard as u32).by_status[Status::Pending as usize];
+            backlog_by_shard.push(pending);
+            if let Some(max) = self.shard_max_backlog.get_mut(shard) {
+                *max = (*max).max(pending);
+            }
+        }
+        let windows = WindowStats::of(&self.interval_windows_ms);
+        let interval = std::mem::take(&mut self.interval);
+        self.interval_windows_ms.clear();
+        self.series.push(Sample {
+            at_ms,
+            backlog: outbox.count(Status::Pending),
+            backlog_by_shard,
+            retry_histogram: outbox.pending_by_retry(),
+            dead_letters: outbox.count(Status::Dead),
+            consumer_lag: world.broker.unacked.len() as u64,
+            hot_rows: outbox.len() as u64,
+            history_rows: world.order_db.history.len() as u64,
+            window_p50_ms: windows.p50,
+            window_p99_ms: windows.p99,
+            window_max_ms: windows.max,
+            ..interval
+        });
+    }
+
+    pub fn window_stats(&self) -> WindowStats {
+        WindowStats::of(&self.windows_ms)
+    }
+
+    pub fn order_wait_stats(&self) -> WindowStats {
+        WindowStats::of(&self.order_waits_ms)
     }
 }
 
@@ -130,5 +347,17 @@ mod tests {
         assert_eq!(nearest_rank(&[7], 50), 7);
         assert_eq!(nearest_rank(&[], 50), 0);
         assert_eq!(nearest_rank(&[1, 2, 3], 50), 2);
+    }
+
+    #[test]
+    fn the_series_stays_bounded_by_merging() {
+        let mut s = Series { interval_ms: 10, samples: Vec::new() };
+        for i in 0..(MAX_SAMPLES as u64 * 3) {
+            s.push(Sample { at_ms: i * 10, publishes: 1, ..Default::default() });
+        }
+        assert!(s.samples.len() <= MAX_SAMPLES);
+        assert!(s.interval_ms > 10);
+        let total: u64 = s.samples.iter().map(|x| x.publishes).sum();
+        assert_eq!(total, MAX_SAMPLES as u64 * 3, "merging keeps every count");
     }
 }

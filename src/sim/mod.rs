@@ -9,7 +9,9 @@ pub mod broker;
 pub mod consumer;
 pub mod order_service;
 pub mod outbox_table;
+pub mod reconciler;
 pub mod relay;
+pub mod two_phase;
 
 pub mod checker;
 pub mod metrics;
@@ -24,11 +26,7 @@ pub use simulation::{Simulation, Summary};
 pub use world::{Timeline, World};
 
 /// Runs a scenario to the end and returns the simulation (log, state, summary).
-pub fn run(
-    scenario: &Scenario,
-    config: Config,
-    seed: u64,
-) -> Result<Simulation, config::ConfigError> {
+pub fn run(scenario: &Scenario, config: Config, seed: u64) -> Result<Simulation, config::ConfigError> {
     let mut sim = Simulation::new(scenario, config, seed)?;
     sim.run_to_end();
     Ok(sim)

@@ -1,9 +1,13 @@
-//! The order service (the cashier) and its database: the `orders` table, the outbox
-//! table beside it, and the local transaction that writes both in one stroke.
+//! The order service (the cashier) and its database: the `orders` table, the outbox table
+//! beside it, and the local transaction that writes both in one stroke. In the wrong-turn
+//! modes the same service publishes to the MQ itself, before or after its commit.
 
+use super::broker;
+use super::config::Mode;
 use super::event::{EventKind, RollbackCause, TxFault};
-use super::outbox_table::{OutboxRow, OutboxTable, Status};
-use super::simulation::Ctx;
+use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
+use super::simulation::{Action, Ctx};
+use super::two_phase;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -33,6 +37,17 @@ pub struct OrderRequest {
     /// A fault to strike inside this order's transaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<TxFault>,
+    /// The order service dies right after its database work (the same moment in every mode).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crash: bool,
+}
+
+/// A message the order service sent to the MQ itself (wrong-turn modes), or the
+/// reconciler sent for it: the producer's send log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentMessage {
+    pub msg_id: u64,
+    pub sent_at_ms: u64,
 }
 
 /// The order service's database.
@@ -41,7 +56,16 @@ pub struct OrderDb {
     pub orders: BTreeMap<u64, OrderRow>,
     order_by_biz_key: BTreeMap<String, u64>,
     pub outbox: OutboxTable,
+    /// Archived DONE rows (the history table), with its own unique index on biz_key.
+    pub history: BTreeMap<u64, OutboxRow>,
+    history_by_key: BTreeMap<String, u64>,
     pub open_txs: BTreeMap<u64, OpenTx>,
+    /// Row locks held by relay transactions: msg_id -> relay.
+    pub row_locks: BTreeMap<u64, u32>,
+    /// The database is busy with a scan until then; order writes wait.
+    pub db_busy_until_ms: u64,
+    /// Wrong-turn modes: what the service published directly, by biz_key.
+    pub sent_directly: BTreeMap<String, SentMessage>,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,
@@ -54,19 +78,28 @@ impl OrderDb {
     }
 
     pub fn order_by_key(&self, biz_key: &str) -> Option<&OrderRow> {
-        self.order_id_of(biz_key)
-            .and_then(|id| self.orders.get(&id))
+        self.order_id_of(biz_key).and_then(|id| self.orders.get(&id))
+    }
+
+    /// The message row for a key, in the hot table or in history.
+    pub fn message_by_key(&self, biz_key: &str) -> Option<&OutboxRow> {
+        match self.outbox.id_of(biz_key) {
+            Some(id) => self.outbox.get(id),
+            None => self.history_by_key.get(biz_key).and_then(|id| self.history.get(id)),
+        }
+    }
+
+    fn insert_order(&mut self, order: OrderRow) {
+        self.next_order_id = self.next_order_id.max(order.id + 1);
+        self.order_by_biz_key.insert(order.biz_key.clone(), order.id);
+        self.orders.insert(order.id, order);
     }
 
     /// Folds one event into the database's state. Total: never panics on any event.
     pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            TransactionBegan {
-                tx_id,
-                biz_key,
-                amount_cents,
-            } => {
+            TransactionBegan { tx_id, biz_key, amount_cents, .. } => {
                 self.next_tx_id = self.next_tx_id.max(tx_id + 1);
                 self.open_txs.insert(
                     *tx_id,
@@ -79,12 +112,7 @@ impl OrderDb {
                     },
                 );
             }
-            OrderInserted {
-                tx_id,
-                order_id,
-                biz_key,
-                amount_cents,
-            } => {
+            OrderInserted { tx_id, order_id, biz_key, amount_cents } => {
                 self.next_order_id = self.next_order_id.max(order_id + 1);
                 if let Some(tx) = self.open_txs.get_mut(tx_id) {
                     tx.order = Some(OrderRow {
@@ -95,16 +123,12 @@ impl OrderDb {
                     });
                 }
             }
-            MessageInserted {
-                tx_id,
-                msg_id,
-                biz_key,
-                payload,
-            } => {
+            MessageInserted { tx_id, msg_id, biz_key, payload, shard } => {
                 self.next_msg_id = self.next_msg_id.max(msg_id + 1);
                 if let Some(tx) = self.open_txs.get_mut(tx_id) {
                     tx.message = Some(OutboxRow {
                         id: *msg_id,
+                        shard: *shard,
                         biz_key: biz_key.clone(),
                         payload: payload.clone(),
                         status: Status::Pending,
@@ -115,12 +139,10 @@ impl OrderDb {
                     });
                 }
             }
-            OrderCommitted { tx_id, .. } => {
+            OrderCommitted { tx_id, .. } | OrderOnlyCommitted { tx_id, .. } => {
                 if let Some(tx) = self.open_txs.remove(tx_id) {
                     if let Some(order) = tx.order {
-                        self.order_by_biz_key
-                            .insert(order.biz_key.clone(), order.id);
-                        self.orders.insert(order.id, order);
+                        self.insert_order(order);
                     }
                     if let Some(message) = tx.message {
                         // A refused insert is impossible after the in-transaction check;
@@ -132,35 +154,86 @@ impl OrderDb {
             TransactionRolledBack { tx_id, .. } => {
                 self.open_txs.remove(tx_id);
             }
+            MessageSentDirectly { msg_id, biz_key, .. } => {
+                self.next_msg_id = self.next_msg_id.max(msg_id + 1);
+                self.sent_directly.insert(biz_key.clone(), SentMessage { msg_id: *msg_id, sent_at_ms: at_ms });
+            }
+            GapCompensated { biz_key, msg_id, .. } => {
+                self.next_msg_id = self.next_msg_id.max(msg_id + 1);
+                if self.message_by_key(biz_key).is_none() {
+                    self.sent_directly.insert(biz_key.clone(), SentMessage { msg_id: *msg_id, sent_at_ms: at_ms });
+                }
+            }
+            TablePreloaded { rows, shards } => {
+                for n in 0..*rows {
+                    let biz_key = format!("OLD-{n:07}");
+                    let (order_id, msg_id) = (self.next_order_id, self.next_msg_id);
+                    self.insert_order(OrderRow {
+                        id: order_id,
+                        biz_key: biz_key.clone(),
+                        amount_cents: 1_000,
+                        created_at_ms: 0,
+                    });
+                    self.next_msg_id += 1;
+                    let _ = self.outbox.insert(OutboxRow {
+                        id: msg_id,
+                        shard: shard_of(&biz_key, *shards),
+                        payload: payload_json(&biz_key, 1_000),
+                        biz_key,
+                        status: Status::Done,
+                        retry_count: 0,
+                        next_retry_at_ms: 0,
+                        created_at_ms: 0,
+                        updated_at_ms: 0,
+                    });
+                }
+            }
+            RowsArchived { msg_ids } => {
+                for id in msg_ids {
+                    if let Some(row) = self.outbox.remove(*id) {
+                        self.history_by_key.insert(row.biz_key.clone(), row.id);
+                        self.history.insert(row.id, row);
+                    }
+                }
+            }
+            RelayScanStarted { done_at_ms, .. } => {
+                self.db_busy_until_ms = self.db_busy_until_ms.max(*done_at_ms);
+            }
+            RelayScanned { relay_id, picked, locked: true, .. } => {
+                for id in picked {
+                    self.row_locks.insert(*id, *relay_id);
+                }
+            }
+            RelayBatchFinished { relay_id, .. } | RelayCrashed { relay_id, .. } => {
+                self.row_locks.retain(|_, holder| holder != relay_id);
+            }
+            RowClaimed { msg_id, lease_until_ms, .. } => {
+                if let Some(row) = self.outbox.get(*msg_id) {
+                    let (status, retry_count) = (row.status, row.retry_count);
+                    self.outbox.update(*msg_id, status, retry_count, *lease_until_ms, at_ms);
+                }
+            }
             MessageMarkedSent { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Sent, at_ms);
             }
-            PublishFailed {
-                msg_id,
-                retry_count,
-                next_retry_at_ms,
-                ..
-            } => {
-                self.outbox.update(
-                    *msg_id,
-                    Status::Pending,
-                    *retry_count,
-                    *next_retry_at_ms,
-                    at_ms,
-                );
+            PublishFailed { msg_id, retry_count, next_retry_at_ms, .. } => {
+                self.outbox.update(*msg_id, Status::Pending, *retry_count, *next_retry_at_ms, at_ms);
             }
-            MessageDead {
-                msg_id,
-                retry_count,
-                ..
-            } => {
+            MessageDead { msg_id, retry_count, .. } => {
                 if let Some(next) = self.outbox.get(*msg_id).map(|r| r.next_retry_at_ms) {
-                    self.outbox
-                        .update(*msg_id, Status::Dead, *retry_count, next, at_ms);
+                    self.outbox.update(*msg_id, Status::Dead, *retry_count, next, at_ms);
                 }
             }
             MessageDone { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Done, at_ms);
+            }
+            TwoPcCommitted { order_id, biz_key, amount_cents, .. } => {
+                self.insert_order(OrderRow {
+                    id: *order_id,
+                    biz_key: biz_key.clone(),
+                    amount_cents: *amount_cents,
+                    created_at_ms: at_ms,
+                });
             }
             _ => {}
         }
@@ -172,23 +245,31 @@ pub fn payload_json(biz_key: &str, amount_cents: u64) -> String {
     serde_json::json!({ "biz_key": biz_key, "amount_cents": amount_cents, "event": "order_created" }).to_string()
 }
 
-/// BEGIN; INSERT INTO orders …; INSERT INTO outbox …; COMMIT — or ROLLBACK, leaving no trace.
-pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest) {
+/// An order arrives. If a scan has the database busy, the write waits for it.
+pub fn arrive(ctx: &mut Ctx<'_>, request: OrderRequest, arrived_at_ms: u64) {
+    let busy_until = ctx.world.order_db.db_busy_until_ms;
+    if busy_until > ctx.now_ms && ctx.config.mode != Mode::TwoPc {
+        return ctx.schedule(busy_until, Action::PlaceOrder { request: Box::new(request), arrived_at_ms });
+    }
+    let waited_ms = ctx.now_ms.saturating_sub(arrived_at_ms);
+    match ctx.config.mode {
+        Mode::TwoPc => two_phase::start_round(ctx, &request),
+        _ => place_order(ctx, &request, waited_ms),
+    }
+}
+
+/// BEGIN; INSERT INTO orders …; INSERT INTO outbox …; COMMIT — or ROLLBACK, leaving no
+/// trace. In the wrong-turn modes the message goes to the MQ directly, before or after COMMIT.
+fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, waited_ms: u64) {
+    let mode = ctx.config.mode;
     let tx_id = ctx.world.order_db.next_tx_id;
     let key = request.biz_key.clone();
     let amount_cents = request.amount_cents;
-    ctx.emit(EventKind::TransactionBegan {
-        tx_id,
-        biz_key: key.clone(),
-        amount_cents,
-    });
+    let fault = request.fault;
+    ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents, waited_ms });
 
     let rollback = |ctx: &mut Ctx<'_>, cause| {
-        ctx.emit(EventKind::TransactionRolledBack {
-            tx_id,
-            biz_key: key.clone(),
-            cause,
-        });
+        ctx.emit(EventKind::TransactionRolledBack { tx_id, biz_key: key.clone(), cause });
     };
 
     // INSERT INTO orders: the unique order number refuses a second order for the same key.
@@ -196,48 +277,86 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest) {
         return rollback(ctx, RollbackCause::DuplicateBizKey);
     }
     let order_id = ctx.world.order_db.next_order_id;
-    ctx.emit(EventKind::OrderInserted {
-        tx_id,
-        order_id,
-        biz_key: key.clone(),
-        amount_cents,
-    });
-    if request.fault == Some(TxFault::AfterOrderInsert) {
+    ctx.emit(EventKind::OrderInserted { tx_id, order_id, biz_key: key.clone(), amount_cents });
+    if fault == Some(TxFault::AfterOrderInsert) {
         return rollback(ctx, RollbackCause::Fault(TxFault::AfterOrderInsert));
     }
+    let payload = payload_json(&key, amount_cents);
 
-    // INSERT INTO outbox: the unique index on biz_key is the consumer's dedup anchor.
-    if ctx.world.order_db.outbox.check_unique(&key).is_err() {
-        return rollback(ctx, RollbackCause::DuplicateBizKey);
+    match mode {
+        Mode::Outbox | Mode::TwoPc => {
+            // INSERT INTO outbox: the unique index on biz_key is the consumer's dedup anchor.
+            if ctx.world.order_db.outbox.check_unique(&key).is_err() {
+                return rollback(ctx, RollbackCause::DuplicateBizKey);
+            }
+            let msg_id = ctx.world.order_db.next_msg_id;
+            let shard = shard_of(&key, ctx.config.shards);
+            ctx.emit(EventKind::MessageInserted { tx_id, msg_id, biz_key: key.clone(), payload, shard });
+            if let Some(f @ (TxFault::AfterMessageInsert | TxFault::AtCommit)) = fault {
+                return rollback(ctx, RollbackCause::Fault(f));
+            }
+            ctx.emit(EventKind::OrderCommitted { tx_id, order_id, msg_id, biz_key: key.clone() });
+            if request.crash {
+                // Harmless: the message is already safe in the table.
+                ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
+            }
+        }
+        Mode::SendThenCommit => {
+            // The MQ hears about the order before the database has it.
+            send_directly(ctx, tx_id, &key, payload);
+            if let Some(f @ (TxFault::AfterMessageInsert | TxFault::AtCommit)) = fault {
+                return rollback(ctx, RollbackCause::Fault(f));
+            }
+            if request.crash {
+                ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: false });
+                return rollback(ctx, RollbackCause::ProcessCrashed);
+            }
+            ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
+        }
+        Mode::CommitThenSend => {
+            if let Some(f @ (TxFault::AfterMessageInsert | TxFault::AtCommit)) = fault {
+                return rollback(ctx, RollbackCause::Fault(f));
+            }
+            ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
+            if request.crash {
+                // Committed, and the message that was to follow is gone with the process.
+                ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
+                return;
+            }
+            send_directly(ctx, tx_id, &key, payload);
+        }
     }
-    let msg_id = ctx.world.order_db.next_msg_id;
-    ctx.emit(EventKind::MessageInserted {
-        tx_id,
-        msg_id,
-        biz_key: key.clone(),
-        payload: payload_json(&key, amount_cents),
-    });
-    if request.fault == Some(TxFault::AfterMessageInsert) {
-        return rollback(ctx, RollbackCause::Fault(TxFault::AfterMessageInsert));
-    }
-    if request.fault == Some(TxFault::AtCommit) {
-        return rollback(ctx, RollbackCause::Fault(TxFault::AtCommit));
-    }
-    ctx.emit(EventKind::OrderCommitted {
-        tx_id,
-        order_id,
-        msg_id,
-        biz_key: key.clone(),
-    });
 }
 
-/// The consumer's confirmation arrived: the row's loop is closed (SENT -> DONE).
+fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &str, payload: String) {
+    let msg_id = ctx.world.order_db.next_msg_id;
+    let offset = ctx.world.broker.next_offset;
+    ctx.emit(EventKind::MessageSentDirectly { tx_id, msg_id, biz_key: key.to_string(), offset, payload });
+    broker::accept(ctx, offset);
+}
+
+/// The consumer's confirmation arrived: the row's loop is closed (SENT -> DONE). If a
+/// relay's transaction holds the row's lock, the UPDATE waits for it.
 pub fn confirm_done(ctx: &mut Ctx<'_>, msg_id: u64) {
-    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else {
-        return;
-    };
+    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else { return };
+    if ctx.world.order_db.row_locks.contains_key(&msg_id) {
+        let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms.max(1));
+        return ctx.schedule(at, Action::Confirm { msg_id });
+    }
     if row.status.may_become(Status::Done) {
         let biz_key = row.biz_key.clone();
         ctx.emit(EventKind::MessageDone { msg_id, biz_key });
+    }
+}
+
+/// The archive job: DONE rows older than `archive_after_ms` move to the history table.
+pub fn archive(ctx: &mut Ctx<'_>) {
+    let next = ctx.now_ms.saturating_add(ctx.config.archive_interval_ms);
+    ctx.schedule(next, Action::Archive);
+    let Some(cutoff) = ctx.now_ms.checked_sub(ctx.config.archive_after_ms) else { return };
+    const ARCHIVE_BATCH: usize = 5_000;
+    let msg_ids = ctx.world.order_db.outbox.done_before(cutoff, ARCHIVE_BATCH);
+    if !msg_ids.is_empty() {
+        ctx.emit(EventKind::RowsArchived { msg_ids });
     }
 }

@@ -1,7 +1,9 @@
-//! The message table (outbox) in the order service's database, with its two indexes:
-//! a unique index on `biz_key` (the dedup anchor) and an ordered composite index on
+//! The message table (outbox) in the order service's database, with its indexes: a unique
+//! index on `biz_key` (the dedup anchor) and an ordered composite index on
 //! `(status, next_retry_at_ms)` that the relay's scan walks. Rows are visible only once
 //! their transaction commits; the order service keeps uncommitted rows in the transaction.
+//! With sharding, each shard is its own table; rows carry their shard and every index is
+//! per shard, so one structure serves one shard or sixty-four.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,6 +50,9 @@ impl Status {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxRow {
     pub id: u64,
+    /// Which shard (physical table) holds the row: a stable hash of biz_key.
+    #[serde(default)]
+    pub shard: u32,
     pub biz_key: String,
     /// JSON text, as a `jsonb`/`text` column would hold it.
     pub payload: String,
@@ -64,22 +69,47 @@ pub struct DuplicateBizKey {
     pub existing_id: u64,
 }
 
-/// What one scan through the index found.
+/// What one scan found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScanResult {
     /// Row ids picked, in index order (oldest next_retry_at first).
     pub picked: Vec<u64>,
-    /// Index entries the scan had to look at, including the first one past its range.
+    /// Rows the scan had to look at (index entries, or the whole table without the index).
     pub rows_examined: u64,
+}
+
+/// Retry counts above this share the last bucket of the histogram.
+pub const RETRY_BUCKETS: usize = 8;
+
+/// Row counts of one shard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShardCounts {
+    pub rows: u64,
+    pub by_status: [u64; 4],
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutboxTable {
     rows: BTreeMap<u64, OutboxRow>,
     by_biz_key: BTreeMap<String, u64>,
-    /// The composite index (status, next_retry_at_ms, id).
-    by_status_next_retry: BTreeSet<(Status, u64, u64)>,
+    /// The composite index, per shard: (shard, status, next_retry_at_ms, id).
+    by_status_next_retry: BTreeSet<(u32, Status, u64, u64)>,
+    /// DONE rows by when they became DONE, for the archive job.
+    done_by_updated_at: BTreeSet<(u64, u64)>,
     count_by_status: [u64; 4],
+    shard_counts: Vec<ShardCounts>,
+    /// PENDING rows by retry count (the last bucket holds the rest).
+    pending_by_retry: [u64; RETRY_BUCKETS],
+}
+
+/// A stable shard for a key: FNV-1a of its bytes, modulo the shard count.
+pub fn shard_of(biz_key: &str, shards: u64) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in biz_key.bytes() {
+        hash ^= byte as u64;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    (hash % shards.max(1)) as u32
 }
 
 impl OutboxTable {
@@ -107,11 +137,24 @@ impl OutboxTable {
         self.count_by_status[status.index()]
     }
 
-    /// Rows in the order of the (status, next_retry_at_ms) index: what a scan walks.
+    /// Counts of one shard (zeros for a shard that holds no row yet).
+    pub fn shard_counts(&self, shard: u32) -> ShardCounts {
+        self.shard_counts.get(shard as usize).copied().unwrap_or_default()
+    }
+
+    /// PENDING rows by retry count; the last bucket holds the higher counts.
+    pub fn pending_by_retry(&self) -> [u64; RETRY_BUCKETS] {
+        self.pending_by_retry
+    }
+
+    /// Rows in the order of the (shard, status, next_retry_at_ms) index: what scans walk.
     pub fn rows_in_index_order(&self) -> impl Iterator<Item = &OutboxRow> {
-        self.by_status_next_retry
-            .iter()
-            .filter_map(|&(_, _, id)| self.rows.get(&id))
+        self.by_status_next_retry.iter().filter_map(|&(_, _, _, id)| self.rows.get(&id))
+    }
+
+    /// DONE rows that became DONE at or before `cutoff_ms`, oldest first, at most `limit`.
+    pub fn done_before(&self, cutoff_ms: u64, limit: usize) -> Vec<u64> {
+        self.done_by_updated_at.range(..=(cutoff_ms, u64::MAX)).take(limit).map(|&(_, id)| id).collect()
     }
 
     /// Would an insert of this key violate the unique index?
@@ -122,26 +165,62 @@ impl OutboxTable {
         }
     }
 
+    /// Adds (`true`) or removes (`false`) a row's entries in the counts and indexes.
+    fn track(&mut self, row: &OutboxRow, add: bool) {
+        let shard = row.shard as usize;
+        if self.shard_counts.len() <= shard {
+            self.shard_counts.resize(shard + 1, ShardCounts::default());
+        }
+        let bump = |n: &mut u64| *n = if add { n.saturating_add(1) } else { n.saturating_sub(1) };
+        bump(&mut self.count_by_status[row.status.index()]);
+        bump(&mut self.shard_counts[shard].by_status[row.status.index()]);
+        if row.status == Status::Pending {
+            bump(&mut self.pending_by_retry[(row.retry_count as usize).min(RETRY_BUCKETS - 1)]);
+        }
+        let index_key = (row.shard, row.status, row.next_retry_at_ms, row.id);
+        let done_key = (row.updated_at_ms, row.id);
+        if add {
+            self.by_status_next_retry.insert(index_key);
+            if row.status == Status::Done {
+                self.done_by_updated_at.insert(done_key);
+            }
+        } else {
+            self.by_status_next_retry.remove(&index_key);
+            self.done_by_updated_at.remove(&done_key);
+        }
+    }
+
     /// Makes a committed row visible. The caller has checked uniqueness in the same
     /// transaction; a duplicate here is refused (and reported by the checker).
     pub fn insert(&mut self, row: OutboxRow) -> Result<(), DuplicateBizKey> {
         self.check_unique(&row.biz_key)?;
         self.by_biz_key.insert(row.biz_key.clone(), row.id);
-        self.by_status_next_retry
-            .insert((row.status, row.next_retry_at_ms, row.id));
-        self.count_by_status[row.status.index()] += 1;
+        self.track(&row, true);
+        self.shard_counts[row.shard as usize].rows += 1;
         self.rows.insert(row.id, row);
         Ok(())
     }
 
+    /// Takes a row out of the table (the archive job moves it to history).
+    pub fn remove(&mut self, id: u64) -> Option<OutboxRow> {
+        let row = self.rows.remove(&id)?;
+        self.by_biz_key.remove(&row.biz_key);
+        self.track(&row, false);
+        if let Some(c) = self.shard_counts.get_mut(row.shard as usize) {
+            c.rows = c.rows.saturating_sub(1);
+        }
+        Some(row)
+    }
+
     /// `SELECT id FROM outbox WHERE status='PENDING' AND next_retry_at <= now
-    ///  ORDER BY next_retry_at LIMIT batch` through the composite index: a range scan that
-    /// stops at `batch` rows or at the first entry past `now`.
-    pub fn scan_due(&self, now_ms: u64, batch: u64) -> ScanResult {
+    ///  ORDER BY next_retry_at LIMIT batch` on one shard, through the composite index: a
+    /// range scan that stops at `batch` rows or at the first entry past `now`. Rows for
+    /// which `skip` says yes (locked by someone else, with SKIP LOCKED) are examined and passed over.
+    pub fn scan_due(&self, shard: u32, now_ms: u64, batch: u64, skip: impl Fn(u64) -> bool) -> ScanResult {
         let mut picked = Vec::new();
         let mut rows_examined = 0;
-        let range = (Status::Pending, 0, 0)..=(Status::Pending, u64::MAX, u64::MAX);
-        for &(_, next_retry_at_ms, id) in self.by_status_next_retry.range(range) {
+        let range = (shard, Status::Pending, 0, 0)..=(shard, Status::Pending, u64::MAX, u64::MAX);
+        for &(_, _, next_retry_at_ms, id) in self.by_status_next_retry.range(range) {
             if picked.len() as u64 >= batch {
                 break;
             }
@@ -149,15 +228,27 @@ impl OutboxTable {
             if next_retry_at_ms > now_ms {
                 break;
             }
-            picked.push(id);
+            if !skip(id) {
+                picked.push(id);
+            }
         }
-        ScanResult {
-            picked,
-            rows_examined,
-        }
+        ScanResult { picked, rows_examined }
     }
 
-    /// Changes a row's status (and retry fields), keeping the indexes in step.
+    /// The same query without the index: a sequential scan reads every row of the shard
+    /// (then sorts the matches). The rows picked are the same; the cost is the table size.
+    pub fn scan_due_without_index(
+        &self,
+        shard: u32,
+        now_ms: u64,
+        batch: u64,
+        skip: impl Fn(u64) -> bool,
+    ) -> ScanResult {
+        let picked = self.scan_due(shard, now_ms, batch, skip).picked;
+        ScanResult { picked, rows_examined: self.shard_counts(shard).rows }
+    }
+
+    /// Changes a row's status and retry fields, keeping the indexes in step.
     /// Returns the previous status, or None if there is no such row.
     pub fn update(
         &mut self,
@@ -167,19 +258,12 @@ impl OutboxTable {
         next_retry_at_ms: u64,
         now_ms: u64,
     ) -> Option<Status> {
-        let row = self.rows.get_mut(&id)?;
-        let before = row.status;
-        self.by_status_next_retry
-            .remove(&(row.status, row.next_retry_at_ms, id));
-        self.count_by_status[row.status.index()] -= 1;
-        row.status = status;
-        row.retry_count = retry_count;
-        row.next_retry_at_ms = next_retry_at_ms;
-        row.updated_at_ms = now_ms;
-        self.by_status_next_retry
-            .insert((status, next_retry_at_ms, id));
-        self.count_by_status[status.index()] += 1;
-        Some(before)
+        let old = self.rows.get(&id)?.clone();
+        self.track(&old, false);
+        let new = OutboxRow { status, retry_count, next_retry_at_ms, updated_at_ms: now_ms, ..old.clone() };
+        self.track(&new, true);
+        self.rows.insert(id, new);
+        Some(old.status)
     }
 
     /// Sets only the status, keeping the retry fields.
@@ -199,6 +283,7 @@ mod tests {
     fn row(id: u64, key: &str, next_retry_at_ms: u64) -> OutboxRow {
         OutboxRow {
             id,
+            shard: 0,
             biz_key: key.to_string(),
             payload: "{}".to_string(),
             status: Status::Pending,
@@ -213,10 +298,7 @@ mod tests {
     fn unique_index_refuses_a_second_row_for_a_key() {
         let mut t = OutboxTable::default();
         t.insert(row(1, "A001", 0)).unwrap();
-        assert_eq!(
-            t.insert(row(2, "A001", 0)),
-            Err(DuplicateBizKey { existing_id: 1 })
-        );
+        assert_eq!(t.insert(row(2, "A001", 0)), Err(DuplicateBizKey { existing_id: 1 }));
         assert_eq!(t.len(), 1);
         assert_eq!(t.id_of("A001"), Some(1));
     }
@@ -230,18 +312,11 @@ mod tests {
         t.insert(row(4, "d", 900)).unwrap();
         t.set_status(3, Status::Sent, 0);
 
-        let r = t.scan_due(500, 10);
-        assert_eq!(
-            r.picked,
-            vec![2, 1],
-            "oldest first, SENT rows are not in the PENDING range"
-        );
-        assert_eq!(
-            r.rows_examined, 3,
-            "two picked plus the first entry past now"
-        );
+        let r = t.scan_due(0, 500, 10, |_| false);
+        assert_eq!(r.picked, vec![2, 1], "oldest first, SENT rows are not in the PENDING range");
+        assert_eq!(r.rows_examined, 3, "two picked plus the first entry past now");
 
-        let r = t.scan_due(500, 1);
+        let r = t.scan_due(0, 500, 1, |_| false);
         assert_eq!(r.picked, vec![2]);
         assert_eq!(r.rows_examined, 1);
     }
@@ -255,9 +330,53 @@ mod tests {
         for id in 0..4_990 {
             t.set_status(id, Status::Done, 0);
         }
-        let r = t.scan_due(u64::MAX, 20);
+        let r = t.scan_due(0, u64::MAX, 20, |_| false);
         assert_eq!(r.picked.len(), 10);
         assert_eq!(r.rows_examined, 10);
+    }
+
+    #[test]
+    fn skip_locked_passes_over_rows_and_the_full_scan_costs_the_table() {
+        let mut t = OutboxTable::default();
+        for id in 0..6 {
+            t.insert(row(id, &format!("k{id}"), id)).unwrap();
+        }
+        let r = t.scan_due(0, 100, 3, |id| id < 2);
+        assert_eq!(r.picked, vec![2, 3, 4]);
+        assert_eq!(r.rows_examined, 5);
+        let full = t.scan_due_without_index(0, 100, 3, |_| false);
+        assert_eq!(full.picked, vec![0, 1, 2]);
+        assert_eq!(full.rows_examined, 6);
+        assert_eq!(t.scan_due(1, 100, 3, |_| false).picked, Vec::<u64>::new(), "other shard is empty");
+    }
+
+    #[test]
+    fn archive_index_and_removal_keep_counts_right() {
+        let mut t = OutboxTable::default();
+        for id in 0..4 {
+            t.insert(row(id, &format!("k{id}"), 0)).unwrap();
+        }
+        t.set_status(1, Status::Done, 100);
+        t.set_status(3, Status::Done, 50);
+        assert_eq!(t.done_before(100, 10), vec![3, 1]);
+        assert_eq!(t.done_before(60, 10), vec![3]);
+        let removed = t.remove(3).unwrap();
+        assert_eq!(removed.biz_key, "k3");
+        assert_eq!((t.len(), t.count(Status::Done), t.shard_counts(0).rows), (3, 1, 3));
+        assert_eq!(t.id_of("k3"), None);
+        assert_eq!(t.done_before(100, 10), vec![1]);
+        assert_eq!(t.pending_by_retry()[0], 2);
+    }
+
+    #[test]
+    fn shard_of_is_stable_and_spreads_keys() {
+        assert_eq!(shard_of("A001", 4), shard_of("A001", 4));
+        assert_eq!(shard_of("anything", 1), 0);
+        let mut seen = [0u32; 4];
+        for i in 0..400 {
+            seen[shard_of(&format!("ORD-{i:07}"), 4) as usize] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 60), "{seen:?}");
     }
 
     #[test]
@@ -269,10 +388,7 @@ mod tests {
         t.update(2, Status::Pending, 1, 60_000, 5);
         assert_eq!(t.count(Status::Pending), 1);
         assert_eq!(t.count(Status::Sent), 1);
-        assert_eq!(
-            t.get(2).map(|r| (r.retry_count, r.next_retry_at_ms)),
-            Some((1, 60_000))
-        );
+        assert_eq!(t.get(2).map(|r| (r.retry_count, r.next_retry_at_ms)), Some((1, 60_000)));
         assert_eq!(t.set_status(99, Status::Done, 5), None);
     }
 

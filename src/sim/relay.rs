@@ -1,60 +1,89 @@
-//! The relay (the runner): every `scan_interval_ms` it walks the outbox's index for due
-//! PENDING rows, at most `batch_size` of them, and publishes them one by one. Success marks
-//! the row SENT; failure leaves it PENDING with retry_count + 1 and an exponentially later
-//! next_retry_at; past `max_retries` the row becomes DEAD.
+//! The relay (the runner): every `scan_interval_ms` each relay instance scans its shard of
+//! the outbox for due PENDING rows, at most `batch_size` of them, and publishes them one by
+//! one. Success marks the row SENT; failure leaves it PENDING with retry_count + 1 and an
+//! exponentially later next_retry_at; past `max_retries` the row becomes DEAD.
+//!
+//! A scan takes database time (derived from the rows it examines), and so do publishes, so
+//! the scans of several relays overlap as they do in production. `lock` decides what keeps
+//! two relays from publishing the same row: nothing, FOR UPDATE, SKIP LOCKED, or a
+//! conditional UPDATE (compare-and-set).
 
 use super::broker;
+use super::config::{Config, LockMode};
 use super::event::{EventKind, PublishFailure};
 use super::outbox_table::Status;
 use super::simulation::{Action, Ctx};
 use std::collections::VecDeque;
 
-/// One relay instance's state: the batch it is carrying, if any.
+/// One relay instance's state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RelayState {
     pub relay_id: u32,
+    pub shard: u32,
+    /// A scan is running (between RelayScanStarted and RelayScanned).
+    pub scanning: bool,
+    pub scan_started_at_ms: u64,
+    /// Waiting for another relay's transaction to release row locks (FOR UPDATE).
+    pub waiting_on: Option<u32>,
     /// Rows picked by the last scan and not yet handled, in publish order.
     pub batch: VecDeque<u64>,
+    /// Rows this relay's open transaction has locked (FOR UPDATE / SKIP LOCKED).
+    pub locks: Vec<u64>,
     pub batch_published: u64,
     pub batch_failed: u64,
+    /// While crashed: when it is back.
+    pub down_until_ms: Option<u64>,
 }
 
 impl RelayState {
     pub fn new(relay_id: u32) -> Self {
-        RelayState {
-            relay_id,
-            ..Default::default()
-        }
+        RelayState { relay_id, ..Default::default() }
     }
 
+    /// Scanning, waiting for a lock or carrying a batch.
     pub fn is_busy(&self) -> bool {
-        !self.batch.is_empty()
+        self.scanning || self.waiting_on.is_some() || !self.batch.is_empty()
     }
 
-    pub fn apply(&mut self, kind: &EventKind) {
+    pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            RelayScanned {
-                relay_id, picked, ..
-            } if *relay_id == self.relay_id => {
+            RelayScanStarted { shard, .. } => {
+                self.shard = *shard;
+                self.scanning = true;
+                self.scan_started_at_ms = at_ms;
+            }
+            RelayLockWaited { holder, .. } => self.waiting_on = Some(*holder),
+            RelayScanned { shard, picked, locked, .. } => {
+                self.shard = *shard;
+                self.scanning = false;
+                self.waiting_on = None;
                 self.batch = picked.iter().copied().collect();
+                self.locks = if *locked { picked.clone() } else { Vec::new() };
                 self.batch_published = 0;
                 self.batch_failed = 0;
             }
-            MessageMarkedSent { relay_id, msg_id } if *relay_id == self.relay_id => {
+            MessageMarkedSent { msg_id, .. } => {
                 self.finish_row(*msg_id);
                 self.batch_published += 1;
             }
-            PublishFailed {
-                relay_id, msg_id, ..
-            }
-            | MessageDead {
-                relay_id, msg_id, ..
-            } if *relay_id == self.relay_id => {
+            PublishFailed { msg_id, .. } | MessageDead { msg_id, .. } => {
                 self.finish_row(*msg_id);
                 self.batch_failed += 1;
             }
-            RelayBatchFinished { relay_id, .. } if *relay_id == self.relay_id => self.batch.clear(),
+            CasConflict { msg_id, .. } => self.finish_row(*msg_id),
+            RelayBatchFinished { .. } => {
+                self.batch.clear();
+                self.locks.clear();
+            }
+            RelayCrashed { restart_at_ms, .. } => {
+                self.batch.clear();
+                self.locks.clear();
+                self.scanning = false;
+                self.waiting_on = None;
+                self.down_until_ms = Some(*restart_at_ms);
+            }
+            RelayRestarted { .. } => self.down_until_ms = None,
             _ => {}
         }
     }
@@ -66,29 +95,105 @@ impl RelayState {
     }
 }
 
-/// The scheduled scan. A relay still carrying a batch skips this tick (like a job with
+/// The relay an event is about, if any.
+pub fn relay_of(kind: &EventKind) -> Option<u32> {
+    use EventKind::*;
+    match kind {
+        RelayScanStarted { relay_id, .. }
+        | RelayScanned { relay_id, .. }
+        | RelayLockWaited { relay_id, .. }
+        | RowClaimed { relay_id, .. }
+        | CasConflict { relay_id, .. }
+        | RelayCrashed { relay_id, .. }
+        | RelayRestarted { relay_id }
+        | MessagePublished { relay_id, .. }
+        | MessageMarkedSent { relay_id, .. }
+        | PublishFailed { relay_id, .. }
+        | MessageDead { relay_id, .. }
+        | RelayBatchFinished { relay_id, .. } => Some(*relay_id),
+        _ => None,
+    }
+}
+
+/// How many relay instances run: `relays` per shard.
+pub fn relay_count(config: &Config) -> u32 {
+    (config.shards.max(1) * config.relays.max(1)) as u32
+}
+
+/// Which shard a relay instance serves.
+pub fn shard_of_relay(config: &Config, relay_id: u32) -> u32 {
+    relay_id / config.relays.max(1) as u32
+}
+
+fn is_down(ctx: &Ctx<'_>, relay_id: u32) -> bool {
+    ctx.world.relay(relay_id).is_some_and(|r| r.down_until_ms.is_some())
+}
+
+fn is_busy(ctx: &Ctx<'_>, relay_id: u32) -> bool {
+    ctx.world.relay(relay_id).is_some_and(RelayState::is_busy)
+}
+
+/// The scheduled tick. A relay that is down or still busy skips it (like a job with
 /// concurrent execution disallowed). The next tick is always scheduled.
-pub fn scan(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
+pub fn tick(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
     if periodic {
         let next = ctx.now_ms.saturating_add(ctx.config.scan_interval_ms);
         ctx.schedule(next, Action::RelayScan { relay_id });
     }
-    let Some(relay) = ctx.world.relays.get(relay_id as usize) else {
-        return;
-    };
-    if relay.is_busy() {
+    if is_down(ctx, relay_id) || is_busy(ctx, relay_id) {
         return;
     }
-    let result = ctx
-        .world
-        .order_db
-        .outbox
-        .scan_due(ctx.now_ms, ctx.config.batch_size);
+    let shard = shard_of_relay(ctx.config, relay_id);
+    // The scan's cost is the rows it will examine; the database does one scan at a time,
+    // and order writes queue behind it.
+    let rows = scan(ctx, relay_id, shard).rows_examined;
+    let latency_ms = rows.saturating_mul(ctx.config.scan_row_cost_us).div_ceil(1000).max(1);
+    let start = ctx.now_ms.max(ctx.world.order_db.db_busy_until_ms);
+    let done_at_ms = start.saturating_add(latency_ms);
+    ctx.emit(EventKind::RelayScanStarted { relay_id, shard, done_at_ms });
+    ctx.schedule(done_at_ms, Action::RelayScanDone { relay_id });
+}
+
+fn scan(ctx: &Ctx<'_>, relay_id: u32, shard: u32) -> super::outbox_table::ScanResult {
+    let db = &ctx.world.order_db;
+    let skip_locked = ctx.config.lock == LockMode::SkipLocked;
+    let skip = |id: u64| skip_locked && db.row_locks.get(&id).is_some_and(|&holder| holder != relay_id);
+    if ctx.config.index {
+        db.outbox.scan_due(shard, ctx.now_ms, ctx.config.batch_size, skip)
+    } else {
+        db.outbox.scan_due_without_index(shard, ctx.now_ms, ctx.config.batch_size, skip)
+    }
+}
+
+/// The scan's query returns: pick the rows (or wait for a lock), then start publishing.
+pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
+    let Some(relay) = ctx.world.relay(relay_id) else { return };
+    if relay.down_until_ms.is_some() || !(relay.scanning || relay.waiting_on.is_some()) {
+        return;
+    }
+    let started = relay.scan_started_at_ms;
+    let shard = shard_of_relay(ctx.config, relay_id);
+    let result = scan(ctx, relay_id, shard);
+    let lock = ctx.config.lock;
+    if lock == LockMode::ForUpdate {
+        let db = &ctx.world.order_db;
+        let holder = result.picked.iter().find_map(|id| db.row_locks.get(id).copied().filter(|&h| h != relay_id));
+        if let Some(holder) = holder {
+            // Blocked on the first locked row until the holder's transaction ends.
+            if ctx.world.relay(relay_id).and_then(|r| r.waiting_on) != Some(holder) {
+                ctx.emit(EventKind::RelayLockWaited { relay_id, holder });
+            }
+            return;
+        }
+    }
     let has_work = !result.picked.is_empty();
     ctx.emit(EventKind::RelayScanned {
         relay_id,
+        shard,
         rows_examined: result.rows_examined,
+        latency_ms: ctx.now_ms.saturating_sub(started),
         picked: result.picked,
+        locked: matches!(lock, LockMode::ForUpdate | LockMode::SkipLocked),
     });
     if has_work {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);
@@ -98,25 +203,35 @@ pub fn scan(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
 
 /// Publishes the next row of the batch, then updates its status.
 pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
-    let Some(relay) = ctx.world.relays.get(relay_id as usize) else {
+    let Some(relay) = ctx.world.relay(relay_id) else { return };
+    if relay.down_until_ms.is_some() {
         return;
+    }
+    let Some(&msg_id) = relay.batch.front() else { return };
+    let Some(row) = ctx.world.order_db.outbox.get(msg_id).cloned() else {
+        // The row left the table (archived) under an unlocked relay: give the batch up.
+        return finish_batch(ctx, relay_id);
     };
-    let Some(&msg_id) = relay.batch.front() else {
-        return;
-    };
-    let row = match ctx.world.order_db.outbox.get(msg_id) {
-        Some(row) if row.status == Status::Pending => row.clone(),
-        // The row changed under us (not possible with one relay): drop the batch.
-        _ => {
-            let (published, failed) = (relay.batch_published, relay.batch_failed);
-            ctx.emit(EventKind::RelayBatchFinished {
-                relay_id,
-                published,
-                failed,
-            });
-            return;
+    match ctx.config.lock {
+        LockMode::Cas => {
+            // UPDATE outbox SET next_retry_at = now + lease
+            //  WHERE id = ? AND status = 'PENDING' AND next_retry_at <= now
+            if row.status != Status::Pending || row.next_retry_at_ms > ctx.now_ms {
+                ctx.emit(EventKind::CasConflict { relay_id, msg_id });
+                return continue_or_finish(ctx, relay_id);
+            }
+            let lease_until_ms = ctx.now_ms.saturating_add(ctx.config.claim_lease_ms);
+            ctx.emit(EventKind::RowClaimed { relay_id, msg_id, lease_until_ms });
         }
-    };
+        // Without a lock the relay trusts its SELECT and publishes whatever it picked.
+        LockMode::None => {}
+        // The row is locked by this relay's transaction: nobody changed it.
+        LockMode::ForUpdate | LockMode::SkipLocked => {
+            if row.status != Status::Pending {
+                return finish_batch(ctx, relay_id);
+            }
+        }
+    }
 
     let failure = if ctx.world.broker.is_down(ctx.now_ms) {
         Some(PublishFailure::BrokerDown)
@@ -125,7 +240,6 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
     } else {
         None
     };
-
     match failure {
         None => {
             let offset = ctx.world.broker.next_offset;
@@ -137,44 +251,54 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
                 payload: row.payload.clone(),
             });
             broker::accept(ctx, offset);
+            if ctx.world.relay_crash_armed || ctx.faults.chance_ppm(ctx.config.relay_crash_rate) {
+                // Published, but the UPDATE … SET status = 'SENT' never happens.
+                let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.relay_restart_ms);
+                ctx.emit(EventKind::RelayCrashed { relay_id, msg_id, restart_at_ms });
+                ctx.schedule(restart_at_ms, Action::RelayRestart { relay_id });
+                return wake_waiters(ctx, relay_id);
+            }
             ctx.emit(EventKind::MessageMarkedSent { relay_id, msg_id });
         }
         Some(cause) => {
             let retry_count = row.retry_count + 1;
             if retry_count > ctx.config.max_retries {
-                ctx.emit(EventKind::MessageDead {
-                    relay_id,
-                    msg_id,
-                    cause,
-                    retry_count,
-                });
+                ctx.emit(EventKind::MessageDead { relay_id, msg_id, cause, retry_count });
             } else {
-                let next_retry_at_ms = ctx
-                    .now_ms
-                    .saturating_add(ctx.config.backoff_ms(retry_count));
-                ctx.emit(EventKind::PublishFailed {
-                    relay_id,
-                    msg_id,
-                    cause,
-                    retry_count,
-                    next_retry_at_ms,
-                });
+                let next_retry_at_ms = ctx.now_ms.saturating_add(ctx.config.backoff_ms(retry_count));
+                ctx.emit(EventKind::PublishFailed { relay_id, msg_id, cause, retry_count, next_retry_at_ms });
             }
         }
     }
+    continue_or_finish(ctx, relay_id);
+}
 
-    let Some(relay) = ctx.world.relays.get(relay_id as usize) else {
-        return;
-    };
-    if relay.is_busy() {
+fn continue_or_finish(ctx: &mut Ctx<'_>, relay_id: u32) {
+    if is_busy(ctx, relay_id) {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);
         ctx.schedule(at, Action::RelayPublish { relay_id });
     } else {
-        let (published, failed) = (relay.batch_published, relay.batch_failed);
-        ctx.emit(EventKind::RelayBatchFinished {
-            relay_id,
-            published,
-            failed,
-        });
+        finish_batch(ctx, relay_id);
+    }
+}
+
+/// Commits the relay's transaction: its row locks are released, waiting relays rescan.
+fn finish_batch(ctx: &mut Ctx<'_>, relay_id: u32) {
+    let (published, failed) = ctx.world.relay(relay_id).map_or((0, 0), |r| (r.batch_published, r.batch_failed));
+    ctx.emit(EventKind::RelayBatchFinished { relay_id, published, failed });
+    wake_waiters(ctx, relay_id);
+}
+
+fn wake_waiters(ctx: &mut Ctx<'_>, holder: u32) {
+    let waiting: Vec<u32> =
+        ctx.world.relays.iter().filter(|r| r.waiting_on == Some(holder)).map(|r| r.relay_id).collect();
+    for relay_id in waiting {
+        ctx.schedule(ctx.now_ms, Action::RelayScanDone { relay_id });
+    }
+}
+
+pub fn restart(ctx: &mut Ctx<'_>, relay_id: u32) {
+    if ctx.world.relay(relay_id).and_then(|r| r.down_until_ms).is_some_and(|until| until <= ctx.now_ms) {
+        ctx.emit(EventKind::RelayRestarted { relay_id });
     }
 }

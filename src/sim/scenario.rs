@@ -1,7 +1,7 @@
 //! Scenarios are data: a config plus a script of commands at given times. The CLI, the UI
 //! and the tests all run the same ones, and a share link or an exported file can carry one.
 
-use super::config::Config;
+use super::config::{Config, LockMode, Mode};
 use super::event::TxFault;
 use super::order_service::OrderRequest;
 use serde::{Deserialize, Serialize};
@@ -24,8 +24,12 @@ pub enum Command {
     DuplicateNextDelivery,
     /// The consumer dies after its next commit, before the ack.
     CrashConsumerBeforeAck,
-    /// The relay scans now instead of waiting for its next tick.
+    /// The relays scan now instead of waiting for their next tick.
     ScanNow,
+    /// The next relay to publish dies before marking the row SENT.
+    CrashRelayAfterPublish,
+    /// The reconciler compares the three ledgers now (and compensates, if configured).
+    Reconcile,
     /// Changes a config key from now on.
     Set {
         key: String,
@@ -53,11 +57,7 @@ pub struct Scenario {
 fn order(at_ms: u64, biz_key: &str, amount_cents: u64) -> ScriptStep {
     ScriptStep {
         at_ms,
-        command: Command::PlaceOrder(OrderRequest {
-            biz_key: biz_key.into(),
-            amount_cents,
-            fault: None,
-        }),
+        command: Command::PlaceOrder(OrderRequest { biz_key: biz_key.into(), amount_cents, fault: None, crash: false }),
     }
 }
 
@@ -68,18 +68,13 @@ fn failing_order(at_ms: u64, biz_key: &str, amount_cents: u64, fault: TxFault) -
             biz_key: biz_key.into(),
             amount_cents,
             fault: Some(fault),
+            crash: false,
         }),
     }
 }
 
 fn set(at_ms: u64, key: &str, value: &str) -> ScriptStep {
-    ScriptStep {
-        at_ms,
-        command: Command::Set {
-            key: key.into(),
-            value: value.into(),
-        },
-    }
+    ScriptStep { at_ms, command: Command::Set { key: key.into(), value: value.into() } }
 }
 
 fn at(at_ms: u64, command: Command) -> ScriptStep {
@@ -94,7 +89,23 @@ pub const IDS: &[&str] = &[
     "mq-outage-backoff",
     "consumer-crash-redelivery",
     "no-idempotency",
+    "two-relays-no-lock",
+    "two-relays-skip-locked",
+    "two-relays-cas",
+    "full-scan-incident",
+    "sharded-hot-key",
+    "archive",
+    "send-then-commit",
+    "commit-then-send",
+    "reconcile-compensate",
+    "two-pc-n-nodes",
+    "outage-dead-letters",
 ];
+
+/// Payment orders that two relays will both find on their first scan.
+fn payments(count: u64) -> Vec<ScriptStep> {
+    (1..=count).map(|n| order(n * SECOND_MS, &format!("PAY-{n:03}"), 1_000 + n * 100)).collect()
+}
 
 /// A built-in scenario by id, or an error naming the id and the allowed ones.
 pub fn find(id: &str) -> Result<Scenario, String> {
@@ -184,22 +195,156 @@ fn build(id: &str) -> Option<Scenario> {
             (
                 "No dedup on the consumer: one duplicate delivery charges the customer twice",
                 "消费端不做幂等：一次重复投递，顾客被扣两次钱",
-                vec![
-                    at(0, Command::DuplicateNextDelivery),
-                    order(0, "P001", 19_900),
-                    order(0, "P002", 5_900),
-                ],
+                vec![at(0, Command::DuplicateNextDelivery), order(0, "P001", 19_900), order(0, "P002", 5_900)],
+            )
+        }
+        "two-relays-no-lock" => {
+            // The source's second incident: two instances, no lock, one payment delivered twice.
+            config.relays = 2;
+            config.lock = LockMode::None;
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "Two relay instances without a lock: both publish the same rows; the consumer's dedup absorbs the repeats",
+                "两个投递实例不加锁：同一批消息被各发一次，靠消费端幂等挡住重复",
+                payments(4),
+            )
+        }
+        "two-relays-skip-locked" => {
+            config.relays = 2;
+            config.lock = LockMode::SkipLocked;
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.batch_size = 3;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "Two relays with SELECT … FOR UPDATE SKIP LOCKED: each takes different rows, nothing is published twice",
+                "两个投递实例用 SKIP LOCKED：各取不同的行，没有一条被重复发送",
+                payments(8),
+            )
+        }
+        "two-relays-cas" => {
+            config.relays = 2;
+            config.lock = LockMode::Cas;
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "Two relays with a conditional UPDATE: the loser sees 0 rows affected and does not publish",
+                "两个投递实例用乐观锁（条件更新）：抢输的一方影响 0 行，不再发送",
+                payments(4),
+            )
+        }
+        "full-scan-incident" => {
+            // The source's first incident: a per-minute scan without the index on a big table.
+            config.preload_rows = 100_000;
+            config.index = false;
+            config.scan_interval_ms = MINUTE_MS;
+            config.scan_row_cost_us = 400;
+            config.orders = 120;
+            config.order_interval_ms = 2 * SECOND_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "A per-minute scan without the index on a 100,000-row table: every scan reads it all and order writes queue behind it (try index=true)",
+                "每分钟一次不走索引的全表扫描：十万行的表每次读完，下单写入排队变慢（试试 index=true）",
+                vec![],
+            )
+        }
+        "sharded-hot-key" => {
+            config.shards = 4;
+            config.hot_key_ratio = 600_000;
+            config.orders = 400;
+            config.order_interval_ms = 500;
+            config.scan_interval_ms = 10 * SECOND_MS;
+            config.batch_size = 10;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "Four shards, one hot customer: 60% of orders hash to shard 0, whose backlog bounds the whole system",
+                "四个分片、一个热点客户：六成订单落在 0 号分片，它的积压决定了整体吞吐",
+                vec![],
+            )
+        }
+        "archive" => {
+            config.orders = 200;
+            config.order_interval_ms = 3 * SECOND_MS;
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.archive_after_ms = 2 * MINUTE_MS;
+            config.archive_interval_ms = MINUTE_MS;
+            config.settle_after_ms = 10 * MINUTE_MS;
+            (
+                "Archiving: DONE rows older than two minutes move to the history table, and the hot table stays small",
+                "归档：完成超过两分钟的消息迁入历史表，热表保持小巧",
+                vec![],
+            )
+        }
+        "send-then-commit" => {
+            config.mode = Mode::SendThenCommit;
+            config.orders = 40;
+            config.order_interval_ms = 5 * SECOND_MS;
+            config.tx_fail_rate = 100_000;
+            config.order_crash_rate = 100_000;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "Wrong turn: publish first, then commit. A rollback or crash after the publish leaves a ghost: the customer is charged for an order that does not exist",
+                "错误做法：先发消息再提交。发完后回滚或宕机，留下幽灵消息：顾客为不存在的订单付了钱",
+                vec![],
+            )
+        }
+        "commit-then-send" => {
+            config.mode = Mode::CommitThenSend;
+            config.orders = 40;
+            config.order_interval_ms = 5 * SECOND_MS;
+            config.tx_fail_rate = 100_000;
+            config.order_crash_rate = 100_000;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "Wrong turn: commit, then publish directly. A crash in between loses the message forever: the order exists, the kitchen never hears of it",
+                "错误做法：先提交再直接发消息。两步之间宕机，消息永远丢失：订单在，厨房却不知道",
+                vec![],
+            )
+        }
+        "reconcile-compensate" => {
+            config.mode = Mode::CommitThenSend;
+            config.orders = 40;
+            config.order_interval_ms = 5 * SECOND_MS;
+            config.order_crash_rate = 150_000;
+            config.reconcile_interval_ms = 10 * MINUTE_MS;
+            config.reconcile_grace_ms = 2 * MINUTE_MS;
+            config.settle_after_ms = 30 * MINUTE_MS;
+            (
+                "Closing-time reconciliation: orders, messages and effects compared; the lost orders are found and re-published",
+                "打烊对账：订单、消息、出餐三方比对，找出丢失的订单并补发",
+                vec![],
+            )
+        }
+        "two-pc-n-nodes" => {
+            config.mode = Mode::TwoPc;
+            config.participants = 5;
+            config.participant_fail_rate = 50_000;
+            config.coordinator_crash_rate = 20_000;
+            config.orders = 400;
+            config.order_interval_ms = 3 * SECOND_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "2PC with five participants, each down 5% of the time: about 1 − 0.95⁵ ≈ 23% of rounds fail, and a coordinator crash blocks everyone",
+                "五个参与者的两阶段提交，每个 5% 时间不可用：约 1 − 0.95⁵ ≈ 23% 的轮次失败，协调者一宕机所有人都被锁住",
+                vec![],
+            )
+        }
+        "outage-dead-letters" => {
+            config.scan_interval_ms = MINUTE_MS;
+            config.mq_outage_from_ms = 0;
+            config.mq_outage_ms = 2 * 60 * MINUTE_MS;
+            config.reconcile_interval_ms = 3 * 60 * MINUTE_MS;
+            config.reconcile_grace_ms = 0;
+            config.settle_after_ms = 3 * 60 * MINUTE_MS + MINUTE_MS;
+            (
+                "A two-hour MQ outage: every message exhausts its retries and goes DEAD; after recovery the reconciler re-publishes the dead letters",
+                "MQ 宕机两小时：所有消息重试耗尽进入死信；恢复后对账任务把死信补发出去",
+                (1..=6).map(|n| order(n * 5 * MINUTE_MS, &format!("A{n:03}"), 1_000 * n)).collect(),
             )
         }
         _ => return None,
     };
-    Some(Scenario {
-        id: id.to_string(),
-        title_en: title_en.into(),
-        title_zh: title_zh.into(),
-        config,
-        script,
-    })
+    Some(Scenario { id: id.to_string(), title_en: title_en.into(), title_zh: title_zh.into(), config, script })
 }
 
 /// A command a person gave in the middle of a run: after the log held `after_events`
@@ -227,12 +372,7 @@ impl RunSpec {
     pub fn builtin(id: &str, seed: u64) -> Result<RunSpec, String> {
         let scenario = find(id)?;
         let config = scenario.config.clone();
-        Ok(RunSpec {
-            scenario,
-            config,
-            seed,
-            interventions: Vec::new(),
-        })
+        Ok(RunSpec { scenario, config, seed, interventions: Vec::new() })
     }
 
     /// Plays the run to its end: the script, then each intervention at its place in the log.

@@ -5,38 +5,75 @@
 
 use super::broker::{self, Unacked};
 use super::checker::{Checker, Violation};
-use super::config::{Config, ConfigError};
+use super::config::{Config, ConfigError, LockMode, Mode};
 use super::consumer;
-use super::event::{DeliveryCause, Event, EventKind, Injection, TxFault};
-use super::metrics::{Counters, Metrics, WindowStats};
+use super::event::{DeliveryCause, Event, EventKind, GapKind, Injection, TxFault};
+use super::metrics::{Counters, Metrics, Series, WindowStats};
 use super::order_service::{self, OrderRequest};
-use super::outbox_table::Status;
+use super::outbox_table::{shard_of, Status};
 use super::prng::Prng;
+use super::reconciler;
 use super::relay;
 use super::scenario::{Command, Scenario, ScriptStep};
+use super::two_phase;
 use super::world::World;
 use serde::Serialize;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Something an actor asked to happen later.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    RelayScan { relay_id: u32 },
-    RelayPublish { relay_id: u32 },
-    Deliver { offset: u64, cause: DeliveryCause },
-    DeliverCopy { offset: u64, message: Box<Unacked> },
-    AckTimeout { delivery_id: u64 },
-    Confirm { msg_id: u64 },
+    /// An order write that waited for the database.
+    PlaceOrder {
+        request: Box<OrderRequest>,
+        arrived_at_ms: u64,
+    },
+    RelayScan {
+        relay_id: u32,
+    },
+    RelayScanDone {
+        relay_id: u32,
+    },
+    RelayPublish {
+        relay_id: u32,
+    },
+    RelayRestart {
+        relay_id: u32,
+    },
+    Archive,
+    Reconcile,
+    TwoPcVotes {
+        round: u64,
+    },
+    TwoPcDecide {
+        round: u64,
+    },
+    Deliver {
+        offset: u64,
+        cause: DeliveryCause,
+    },
+    DeliverCopy {
+        offset: u64,
+        message: Box<Unacked>,
+    },
+    AckTimeout {
+        delivery_id: u64,
+    },
+    Confirm {
+        msg_id: u64,
+    },
     ConsumerRestart,
-    OutageStart { duration_ms: u64 },
+    OutageStart {
+        duration_ms: u64,
+    },
     OutageEnd,
 }
 
 impl Action {
     /// Periodic actions recur forever; a run is quiet when only they are left.
     fn is_periodic(&self) -> bool {
-        matches!(self, Action::RelayScan { .. })
+        matches!(self, Action::RelayScan { .. } | Action::Archive | Action::Reconcile)
     }
 }
 
@@ -78,11 +115,7 @@ impl Agenda {
         if !action.is_periodic() {
             self.non_periodic += 1;
         }
-        self.heap.push(Scheduled {
-            at_ms,
-            seq: self.next_seq,
-            action,
-        });
+        self.heap.push(Scheduled { at_ms, seq: self.next_seq, action });
         self.next_seq += 1;
     }
 
@@ -132,11 +165,7 @@ impl Ctx<'_> {
     /// The only way state changes: check, apply, measure, record.
     pub fn emit(&mut self, kind: EventKind) {
         let r = &mut *self.recorder;
-        let event = Event {
-            seq: r.next_seq,
-            at_ms: self.now_ms,
-            kind,
-        };
+        let event = Event { seq: r.next_seq, at_ms: self.now_ms, kind };
         r.next_seq += 1;
         r.checker.before(self.world, &event);
         self.world.apply(&event);
@@ -168,37 +197,40 @@ impl OrderGenerator {
     fn new(count: u64, interval_ms: u64, seed: u64) -> Self {
         let mut prng = Prng::new(seed ^ 0x6F72_6465_7273_2121);
         let next_at_ms = prng.between(0, interval_ms.saturating_mul(2));
-        OrderGenerator {
-            remaining: count,
-            issued: 0,
-            next_at_ms,
-            interval_ms,
-            prng,
-        }
+        OrderGenerator { remaining: count, issued: 0, next_at_ms, interval_ms, prng }
     }
 
     fn next_at(&self) -> Option<u64> {
         (self.remaining > 0).then_some(self.next_at_ms)
     }
 
-    fn take(&mut self, tx_fail_rate: u32) -> OrderRequest {
+    /// The next order. Every draw here comes from the generator's own stream and does not
+    /// depend on the mode, so two modes with one seed see the same orders and the same faults.
+    fn take(&mut self, config: &Config) -> OrderRequest {
         self.remaining -= 1;
         self.issued += 1;
         let amount_cents = self.prng.between(100, 50_000);
-        let fault = if self.prng.chance_ppm(tx_fail_rate) {
+        let fault = if self.prng.chance_ppm(config.tx_fail_rate) {
             TxFault::ALL.get(self.prng.below(3) as usize).copied()
         } else {
             None
         };
-        self.next_at_ms = self
-            .next_at_ms
-            .saturating_add(self.prng.between(0, self.interval_ms.saturating_mul(2)));
-        OrderRequest {
-            biz_key: format!("ORD-{:07}", self.issued),
-            amount_cents,
-            fault,
-        }
+        let crash = self.prng.chance_ppm(config.order_crash_rate);
+        let hot = self.prng.chance_ppm(config.hot_key_ratio);
+        self.next_at_ms = self.next_at_ms.saturating_add(self.prng.between(0, self.interval_ms.saturating_mul(2)));
+        let biz_key = if hot { hot_key(self.issued, config.shards) } else { format!("ORD-{:07}", self.issued) };
+        OrderRequest { biz_key, amount_cents, fault, crash }
     }
+}
+
+/// A key of the hot customer: it always lands on shard 0.
+fn hot_key(n: u64, shards: u64) -> String {
+    // About one in `shards` salts hashes to shard 0; the bound makes a miss vanishingly rare.
+    let tries = 64 * shards.max(1);
+    (0..tries)
+        .map(|salt| format!("HOT-{n:07}-{salt}"))
+        .find(|key| shard_of(key, shards) == 0)
+        .unwrap_or_else(|| format!("HOT-{n:07}"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -228,6 +260,8 @@ pub struct Simulation {
     scenario_id: String,
     seed: u64,
     config: Config,
+    /// The config the run started with (settling turns faults off in `config`).
+    initial_config: Config,
     now_ms: u64,
     faults: Prng,
     world: World,
@@ -250,31 +284,88 @@ pub struct OutboxCounts {
     pub dead: u64,
 }
 
+#[derive(Clone, Debug, Serialize)]
+pub struct ShardSummary {
+    pub shard: u32,
+    pub rows: u64,
+    pub pending: u64,
+    pub sent: u64,
+    pub done: u64,
+    pub dead: u64,
+    pub publishes: u64,
+    /// The largest PENDING backlog seen at a sample point.
+    pub max_backlog: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ArchiveSummary {
+    pub hot_rows: u64,
+    pub history_rows: u64,
+    pub archived: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ReconciliationSummary {
+    pub runs: u64,
+    pub found: u64,
+    pub compensated: u64,
+    pub by_kind: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TwoPcSummary {
+    pub participants: u64,
+    pub rounds: u64,
+    pub failed_rounds: u64,
+    pub measured_failure_rate: f64,
+    /// 1 − (1 − participant_fail_rate)^participants.
+    pub analytic_failure_rate: f64,
+    /// Participant-milliseconds spent holding locks while the coordinator was down.
+    pub blocked_ms: u64,
+}
+
 /// The run's outcome: what `outbox-sim run --json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub scenario: String,
     pub seed: u64,
+    pub mode: Mode,
+    pub lock: LockMode,
+    pub relays: u32,
     pub phase: Phase,
     pub settled: bool,
     pub orders_committed: u64,
     pub orders_rolled_back: u64,
     pub outbox: OutboxCounts,
+    pub order_crashes: u64,
     pub publishes: u64,
+    pub duplicate_publishes: u64,
     pub publish_failures: u64,
     pub dead_letters: u64,
+    pub lock_waits: u64,
+    pub cas_conflicts: u64,
+    pub relay_crashes: u64,
     pub deliveries: u64,
     pub duplicate_deliveries: u64,
     pub redeliveries: u64,
     pub effects_applied: u64,
     pub duplicate_effects: u64,
+    pub ghost_effects: u64,
     pub duplicates_skipped: u64,
     pub consumer_crashes: u64,
     pub acks_lost: u64,
     pub lost_orders: u64,
     pub scans: u64,
     pub rows_examined: u64,
+    pub max_rows_examined_per_scan: u64,
+    pub max_scan_latency_ms: u64,
+    /// How long order writes waited for the database (behind scans).
+    pub order_write_wait_ms: WindowStats,
     pub consistency_window_ms: WindowStats,
+    pub shards: Vec<ShardSummary>,
+    pub archive: ArchiveSummary,
+    pub reconciliation: ReconciliationSummary,
+    pub two_pc: TwoPcSummary,
     pub violations: Vec<Violation>,
     pub violations_total: u64,
     pub events: u64,
@@ -295,16 +386,21 @@ impl Simulation {
         let mut script = scenario.script.clone();
         script.sort_by_key(|s| s.at_ms);
         let mut agenda = Agenda::default();
-        agenda.push(config.scan_interval_ms, Action::RelayScan { relay_id: 0 });
-        if config.mq_outage_ms > 0 {
-            agenda.push(
-                config.mq_outage_from_ms,
-                Action::OutageStart {
-                    duration_ms: config.mq_outage_ms,
-                },
-            );
+        if config.mode == Mode::Outbox {
+            for relay_id in 0..relay::relay_count(&config) {
+                agenda.push(config.scan_interval_ms, Action::RelayScan { relay_id });
+            }
+            if config.archive_after_ms > 0 {
+                agenda.push(config.archive_interval_ms, Action::Archive);
+            }
         }
-        Ok(Simulation {
+        if config.reconcile_interval_ms > 0 {
+            agenda.push(config.reconcile_interval_ms, Action::Reconcile);
+        }
+        if config.mq_outage_ms > 0 {
+            agenda.push(config.mq_outage_from_ms, Action::OutageStart { duration_ms: config.mq_outage_ms });
+        }
+        let mut sim = Simulation {
             scenario_id: scenario.id.clone(),
             seed,
             generator: OrderGenerator::new(config.orders, config.order_interval_ms, seed),
@@ -319,11 +415,19 @@ impl Simulation {
             steps: 0,
             recorder: Recorder {
                 retain: true,
+                checker: Checker::new(config.mode),
+                metrics: Metrics::new(config.metrics_interval_ms, config.shards),
                 ..Default::default()
             },
             lost_orders: 0,
+            initial_config: config.clone(),
             config,
-        })
+        };
+        if sim.config.preload_rows > 0 {
+            let (rows, shards) = (sim.config.preload_rows, sim.config.shards);
+            sim.ctx().emit(EventKind::TablePreloaded { rows, shards });
+        }
+        Ok(sim)
     }
 
     /// Keep only counters and the last event, not the log (for benchmarks).
@@ -353,6 +457,10 @@ impl Simulation {
     pub fn counters(&self) -> &Counters {
         &self.recorder.metrics.counters
     }
+    /// The time series for charts (bounded; see `metrics::MAX_SAMPLES`).
+    pub fn series(&self) -> &Series {
+        &self.recorder.metrics.series
+    }
     pub fn violations(&self) -> &[Violation] {
         &self.recorder.checker.violations
     }
@@ -379,8 +487,7 @@ impl Simulation {
     }
 
     fn settle_at_ms(&self) -> u64 {
-        self.last_input_at_ms
-            .saturating_add(self.config.settle_after_ms)
+        self.last_input_at_ms.saturating_add(self.config.settle_after_ms)
     }
 
     /// Nothing PENDING, SENT, uncommitted or in flight, and no one-off action pending.
@@ -392,6 +499,8 @@ impl Simulation {
             && self.world.broker.unacked.is_empty()
             && self.world.consumer.down_until_ms.is_none()
             && self.agenda.non_periodic == 0
+            && self.world.two_pc.open.is_empty()
+            && self.world.relays.iter().all(|r| !r.is_busy() && r.down_until_ms.is_none())
     }
 
     /// Runs the earliest due thing. Returns false once the run is finished.
@@ -400,9 +509,7 @@ impl Simulation {
             return false;
         }
         self.steps += 1;
-        if self.recorder.next_seq >= self.config.max_events
-            || self.steps > self.config.max_events.saturating_mul(8)
-        {
+        if self.recorder.next_seq >= self.config.max_events || self.steps > self.config.max_events.saturating_mul(8) {
             return self.finish(Phase::EventLimit);
         }
         if self.phase == Phase::Settling && self.is_quiet() {
@@ -426,16 +533,13 @@ impl Simulation {
         let candidates = [script_at, order_at, agenda_at];
         let Some(at) = candidates.iter().flatten().copied().min() else {
             // Nothing at all left to happen.
-            return self.finish(if self.is_quiet() {
-                Phase::Settled
-            } else {
-                Phase::TimeLimit
-            });
+            return self.finish(if self.is_quiet() { Phase::Settled } else { Phase::TimeLimit });
         };
         if at > self.config.max_sim_time_ms {
             self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
             return self.finish(Phase::TimeLimit);
         }
+        self.recorder.metrics.sample_until(&self.world, at);
         self.now_ms = self.now_ms.max(at);
 
         if script_at == Some(at) {
@@ -444,9 +548,9 @@ impl Simulation {
             self.last_input_at_ms = at;
             self.run_command(step.command);
         } else if order_at == Some(at) {
-            let request = self.generator.take(self.config.tx_fail_rate);
+            let request = self.generator.take(&self.config);
             self.last_input_at_ms = at;
-            order_service::place_order(&mut self.ctx(), &request);
+            order_service::arrive(&mut self.ctx(), request, at);
         } else if let Some(scheduled) = self.agenda.pop() {
             self.run_action(scheduled.action);
         }
@@ -498,6 +602,10 @@ impl Simulation {
         self.config.mq_duplicate_rate = 0;
         self.config.consumer_crash_rate = 0;
         self.config.tx_fail_rate = 0;
+        self.config.order_crash_rate = 0;
+        self.config.relay_crash_rate = 0;
+        self.config.participant_fail_rate = 0;
+        self.config.coordinator_crash_rate = 0;
         let mut ctx = self.ctx();
         ctx.emit(EventKind::Injected(Injection::SettleStarted));
         broker::outage_end(&mut ctx, true);
@@ -505,12 +613,13 @@ impl Simulation {
 
     fn run_command(&mut self, command: Command) {
         match command {
-            Command::PlaceOrder(request) => order_service::place_order(&mut self.ctx(), &request),
+            Command::PlaceOrder(request) => {
+                let now = self.now_ms;
+                order_service::arrive(&mut self.ctx(), request, now)
+            }
             Command::StartMqOutage { duration_ms } => {
                 let mut ctx = self.ctx();
-                ctx.emit(EventKind::Injected(Injection::MqOutageStarted {
-                    duration_ms,
-                }));
+                ctx.emit(EventKind::Injected(Injection::MqOutageStarted { duration_ms }));
                 broker::outage_start(&mut ctx, duration_ms);
             }
             Command::StopMqOutage => {
@@ -519,20 +628,33 @@ impl Simulation {
                 broker::outage_end(&mut ctx, true);
             }
             Command::DuplicateNextDelivery => {
-                self.ctx()
-                    .emit(EventKind::Injected(Injection::NextDeliveryDuplicated));
+                self.ctx().emit(EventKind::Injected(Injection::NextDeliveryDuplicated));
             }
             Command::CrashConsumerBeforeAck => {
-                self.ctx()
-                    .emit(EventKind::Injected(Injection::ConsumerCrashArmed));
+                self.ctx().emit(EventKind::Injected(Injection::ConsumerCrashArmed));
             }
-            Command::ScanNow => relay::scan(&mut self.ctx(), 0, false),
+            Command::CrashRelayAfterPublish => {
+                self.ctx().emit(EventKind::Injected(Injection::RelayCrashArmed));
+            }
+            Command::Reconcile => {
+                let mut ctx = self.ctx();
+                ctx.emit(EventKind::Injected(Injection::ReconcileRequested));
+                reconciler::run(&mut ctx);
+            }
+            Command::ScanNow => {
+                if self.config.mode == Mode::Outbox {
+                    let relays = relay::relay_count(&self.config);
+                    let mut ctx = self.ctx();
+                    for relay_id in 0..relays {
+                        relay::tick(&mut ctx, relay_id, false);
+                    }
+                }
+            }
             Command::Set { key, value } => {
                 // Validated in `new`; a refused value leaves the config unchanged.
                 if self.config.set(&key, &value).is_ok() {
                     let value = self.config.get(&key).unwrap_or(value);
-                    self.ctx()
-                        .emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
+                    self.ctx().emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
                 }
             }
         }
@@ -541,8 +663,15 @@ impl Simulation {
     fn run_action(&mut self, action: Action) {
         let mut ctx = self.ctx();
         match action {
-            Action::RelayScan { relay_id } => relay::scan(&mut ctx, relay_id, true),
+            Action::PlaceOrder { request, arrived_at_ms } => order_service::arrive(&mut ctx, *request, arrived_at_ms),
+            Action::RelayScan { relay_id } => relay::tick(&mut ctx, relay_id, true),
+            Action::RelayScanDone { relay_id } => relay::scan_done(&mut ctx, relay_id),
             Action::RelayPublish { relay_id } => relay::publish_next(&mut ctx, relay_id),
+            Action::RelayRestart { relay_id } => relay::restart(&mut ctx, relay_id),
+            Action::Archive => order_service::archive(&mut ctx),
+            Action::Reconcile => reconciler::scheduled(&mut ctx),
+            Action::TwoPcVotes { round } => two_phase::collect_votes(&mut ctx, round),
+            Action::TwoPcDecide { round } => two_phase::decide(&mut ctx, round),
             Action::Deliver { offset, cause } => broker::deliver(&mut ctx, offset, cause, None),
             Action::DeliverCopy { offset, message } => {
                 broker::deliver(&mut ctx, offset, DeliveryCause::Duplicate, Some(message))
@@ -558,9 +687,31 @@ impl Simulation {
     pub fn summary(&self) -> Summary {
         let c = &self.recorder.metrics.counters;
         let outbox = &self.world.order_db.outbox;
+        let metrics = &self.recorder.metrics;
+        let shards = (0..self.config.shards as u32)
+            .map(|shard| {
+                let counts = outbox.shard_counts(shard);
+                ShardSummary {
+                    shard,
+                    rows: counts.rows,
+                    pending: counts.by_status[Status::Pending as usize],
+                    sent: counts.by_status[Status::Sent as usize],
+                    done: counts.by_status[Status::Done as usize],
+                    dead: counts.by_status[Status::Dead as usize],
+                    publishes: metrics.shard_publishes.get(shard as usize).copied().unwrap_or(0),
+                    max_backlog: metrics.shard_max_backlog.get(shard as usize).copied().unwrap_or(0),
+                }
+            })
+            .collect();
+        let by_kind =
+            GapKind::ALL.iter().map(|k| (k.as_str(), metrics.gaps_by_kind.get(k).copied().unwrap_or(0))).collect();
+        let rounds = c.two_pc_rounds;
         Summary {
             scenario: self.scenario_id.clone(),
             seed: self.seed,
+            mode: self.config.mode,
+            lock: self.config.lock,
+            relays: relay::relay_count(&self.config),
             phase: self.phase,
             settled: self.phase == Phase::Settled,
             orders_committed: c.orders_committed,
@@ -571,21 +722,53 @@ impl Simulation {
                 done: outbox.count(Status::Done),
                 dead: outbox.count(Status::Dead),
             },
+            order_crashes: c.order_crashes,
             publishes: c.publishes,
+            duplicate_publishes: c.duplicate_publishes,
             publish_failures: c.publish_failures,
             dead_letters: c.dead_letters,
+            lock_waits: c.lock_waits,
+            cas_conflicts: c.cas_conflicts,
+            relay_crashes: c.relay_crashes,
             deliveries: c.deliveries,
             duplicate_deliveries: c.duplicate_deliveries,
             redeliveries: c.redeliveries,
             effects_applied: c.effects_applied,
             duplicate_effects: c.duplicate_effects,
+            ghost_effects: c.ghost_effects,
             duplicates_skipped: c.duplicates_skipped,
             consumer_crashes: c.consumer_crashes,
             acks_lost: c.acks_lost,
             lost_orders: self.lost_orders,
             scans: c.scans,
             rows_examined: c.rows_examined,
-            consistency_window_ms: self.recorder.metrics.window_stats(),
+            max_rows_examined_per_scan: c.max_rows_examined_per_scan,
+            max_scan_latency_ms: c.max_scan_latency_ms,
+            order_write_wait_ms: metrics.order_wait_stats(),
+            consistency_window_ms: metrics.window_stats(),
+            shards,
+            archive: ArchiveSummary {
+                hot_rows: outbox.len() as u64,
+                history_rows: self.world.order_db.history.len() as u64,
+                archived: c.rows_archived,
+            },
+            reconciliation: ReconciliationSummary {
+                runs: c.reconcile_runs,
+                found: c.gaps_found,
+                compensated: c.gaps_compensated,
+                by_kind,
+            },
+            two_pc: TwoPcSummary {
+                participants: self.config.participants,
+                rounds,
+                failed_rounds: c.two_pc_failed_rounds,
+                measured_failure_rate: if rounds == 0 { 0.0 } else { c.two_pc_failed_rounds as f64 / rounds as f64 },
+                analytic_failure_rate: two_phase::round_failure_probability(
+                    self.initial_config.participant_fail_rate,
+                    self.config.participants,
+                ),
+                blocked_ms: c.two_pc_blocked_ms,
+            },
             violations: self.recorder.checker.violations.clone(),
             violations_total: self.recorder.checker.total,
             events: self.recorder.next_seq,

@@ -44,28 +44,12 @@ pub fn ScenarioSummary(id: &'static str, seed: u64) -> impl IntoView {
             let print = format!("{:016x}", fingerprint(&sim.trace_jsonl()));
             let title = scenario::find(id).map(|sc| sc.title_zh).unwrap_or_default();
             let rows: Vec<(&'static str, &'static str, String)> = vec![
-                (
-                    "orders_committed",
-                    "订单提交",
-                    s.orders_committed.to_string(),
-                ),
-                (
-                    "orders_rolled_back",
-                    "事务回滚",
-                    s.orders_rolled_back.to_string(),
-                ),
+                ("orders_committed", "订单提交", s.orders_committed.to_string()),
+                ("orders_rolled_back", "事务回滚", s.orders_rolled_back.to_string()),
                 ("publishes", "投递到 MQ", s.publishes.to_string()),
                 ("deliveries", "MQ 投递次数", s.deliveries.to_string()),
-                (
-                    "duplicates_skipped",
-                    "重复被幂等拦截",
-                    s.duplicates_skipped.to_string(),
-                ),
-                (
-                    "effects_applied",
-                    "业务生效（扣款）",
-                    s.effects_applied.to_string(),
-                ),
+                ("duplicates_skipped", "重复被幂等拦截", s.duplicates_skipped.to_string()),
+                ("effects_applied", "业务生效（扣款）", s.effects_applied.to_string()),
                 ("outbox_done", "消息完成 DONE", s.outbox.done.to_string()),
                 ("lost_orders", "丢失订单", s.lost_orders.to_string()),
                 ("violations", "不变量违反", s.violations_total.to_string()),

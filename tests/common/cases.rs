@@ -13,12 +13,7 @@ pub struct Case {
 }
 
 pub const CASES: &[Case] = &[
-    Case {
-        scenario: "seed-demo",
-        seed: 1,
-        sets: &[],
-        fingerprint: 0xb597_51c4_5709_3bca,
-    },
+    Case { scenario: "seed-demo", seed: 1, sets: &[], fingerprint: 0x6245_ce2e_8772_8962 },
     Case {
         scenario: "happy-path",
         seed: 7,
@@ -30,13 +25,35 @@ pub const CASES: &[Case] = &[
             "consumer_crash_rate=0.1",
             "scan_interval_ms=20000",
         ],
-        fingerprint: 0x6125_67e0_1349_77ae,
+        fingerprint: 0xb8ff_8626_c54d_666b,
     },
+    Case {
+        scenario: "two-relays-cas",
+        seed: 5,
+        sets: &[
+            "relays=3",
+            "shards=2",
+            "orders=80",
+            "relay_crash_rate=0.1",
+            "mq_fail_rate=0.1",
+            "archive_after_ms=60000",
+        ],
+        fingerprint: 0x0caf_7e50_2cde_28df,
+    },
+    Case {
+        scenario: "two-relays-no-lock",
+        seed: 6,
+        sets: &["orders=60", "mq_duplicate_rate=0.2", "consumer_crash_rate=0.1"],
+        fingerprint: 0xf590_3279_eb08_9695,
+    },
+    Case { scenario: "reconcile-compensate", seed: 2, sets: &[], fingerprint: 0x6eb0_be07_be9a_7640 },
+    Case { scenario: "two-pc-n-nodes", seed: 4, sets: &["orders=100"], fingerprint: 0xee70_0d62_2852_347f },
+    Case { scenario: "send-then-commit", seed: 8, sets: &[], fingerprint: 0x954a_d9ae_c697_9353 },
     Case {
         scenario: "mq-outage-backoff",
         seed: 3,
         sets: &["orders=40", "order_interval_ms=45000", "mq_fail_rate=0.05"],
-        fingerprint: 0xb0f2_7be8_a35d_3a6a,
+        fingerprint: 0xc352_1f56_ec92_15f5,
     },
 ];
 

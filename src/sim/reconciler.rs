@@ -1,0 +1,105 @@
+//! The reconciler (closing time): compares the three ledgers — orders, message rows (or the
+//! producer's send log when there is no outbox), the consumer's effects — reports every gap
+//! by kind, and compensates what can be compensated by publishing again. It never moves a
+//! status backwards: a DEAD row stays DEAD even once its effect is applied.
+
+use super::broker;
+use super::event::{EventKind, GapKind};
+use super::order_service::payload_json;
+use super::outbox_table::Status;
+use super::simulation::{Action, Ctx};
+
+/// At most this many gaps are reported (and compensated) per run; the rest wait for the next.
+pub const MAX_GAPS_PER_RUN: usize = 2_000;
+
+/// One gap found, with what it takes to publish again if it can be compensated.
+struct Gap {
+    kind: GapKind,
+    biz_key: String,
+    republish: Option<(u64, String)>,
+}
+
+/// The periodic job: runs, then schedules its next run.
+pub fn scheduled(ctx: &mut Ctx<'_>) {
+    if ctx.config.reconcile_interval_ms > 0 {
+        let next = ctx.now_ms.saturating_add(ctx.config.reconcile_interval_ms);
+        ctx.schedule(next, Action::Reconcile);
+    }
+    run(ctx);
+}
+
+pub fn run(ctx: &mut Ctx<'_>) {
+    let gaps = find_gaps(ctx);
+    let db = &ctx.world.order_db;
+    let messages = (db.outbox.len() + db.history.len() + db.sent_directly.len()) as u64;
+    ctx.emit(EventKind::ReconcileStarted {
+        orders: db.orders.len() as u64,
+        messages,
+        effects: ctx.world.consumer.effects.len() as u64,
+    });
+    let mut compensated = 0;
+    let found = gaps.len() as u64;
+    for gap in gaps {
+        ctx.emit(EventKind::GapFound { gap: gap.kind, biz_key: gap.biz_key.clone() });
+        let Some((msg_id, payload)) = gap.republish.filter(|_| ctx.config.reconcile_compensate) else { continue };
+        let offset = ctx.world.broker.next_offset;
+        ctx.emit(EventKind::GapCompensated { gap: gap.kind, biz_key: gap.biz_key, msg_id, offset, payload });
+        broker::accept(ctx, offset);
+        compensated += 1;
+    }
+    ctx.emit(EventKind::ReconcileFinished { found, compensated });
+}
+
+fn find_gaps(ctx: &Ctx<'_>) -> Vec<Gap> {
+    let now = ctx.now_ms;
+    let grace = ctx.config.reconcile_grace_ms;
+    let db = &ctx.world.order_db;
+    let effects = &ctx.world.consumer.effects;
+    let settled = |at_ms: u64| at_ms.saturating_add(grace) <= now;
+    let mut next_msg_id = db.next_msg_id;
+    let mut gaps = Vec::new();
+
+    // Ledger 1 against 2 and 3: every order should have a message, and an effect.
+    for order in db.orders.values() {
+        if gaps.len() >= MAX_GAPS_PER_RUN {
+            break;
+        }
+        if !settled(order.created_at_ms) || effects.contains_key(&order.biz_key) {
+            continue;
+        }
+        let key = order.biz_key.clone();
+        if let Some(row) = db.message_by_key(&key) {
+            let republish = Some((row.id, row.payload.clone()));
+            match row.status {
+                Status::Dead => gaps.push(Gap { kind: GapKind::DeadMessage, biz_key: key, republish }),
+                Status::Sent | Status::Done if settled(row.updated_at_ms) => {
+                    gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish })
+                }
+                // PENDING: the relay still owns it.
+                _ => {}
+            }
+        } else if let Some(sent) = db.sent_directly.get(&key) {
+            if settled(sent.sent_at_ms) {
+                let republish = Some((sent.msg_id, payload_json(&key, order.amount_cents)));
+                gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish });
+            }
+        } else {
+            // No message anywhere: rebuild it from the order row.
+            let republish = Some((next_msg_id, payload_json(&key, order.amount_cents)));
+            next_msg_id += 1;
+            gaps.push(Gap { kind: GapKind::OrderWithoutMessage, biz_key: key, republish });
+        }
+    }
+    // Ledger 3 against 1: effects with no order, or more than one effect.
+    for (key, effect) in effects {
+        if gaps.len() >= MAX_GAPS_PER_RUN {
+            break;
+        }
+        if db.order_id_of(key).is_none() {
+            gaps.push(Gap { kind: GapKind::EffectWithoutOrder, biz_key: key.clone(), republish: None });
+        } else if effect.count > 1 {
+            gaps.push(Gap { kind: GapKind::DoubleEffect, biz_key: key.clone(), republish: None });
+        }
+    }
+    gaps
+}
