@@ -151,3 +151,60 @@ pub fn outage_end(ctx: &mut Ctx<'_>, force: bool) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::config::Config;
+    use crate::sim::event::{DeliveryCause, EventKind};
+    use crate::sim::simulation::harness::{self, count, order};
+
+    fn causes(sim: &crate::sim::Simulation) -> Vec<DeliveryCause> {
+        sim.events()
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::MessageDelivered { cause, .. } => Some(cause),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_outage_fails_publishes_and_holds_deliveries_until_it_ends() {
+        let mut sim = harness::sim(Config {
+            scan_interval_ms: 1_000,
+            mq_outage_from_ms: 0,
+            mq_outage_ms: 10_000,
+            ..Config::default()
+        });
+        order(&mut sim, "K0");
+        harness::advance_to(&mut sim, 5_000);
+        assert_eq!(count(&sim, "BrokerWentDown"), 1);
+        assert!(count(&sim, "PublishFailed") >= 1);
+        assert_eq!(count(&sim, "MessageDelivered"), 0);
+        harness::advance_to(&mut sim, 200_000);
+        assert_eq!(count(&sim, "BrokerRecovered"), 1);
+        assert_eq!(causes(&sim), vec![DeliveryCause::First], "delivered once the broker is back");
+    }
+
+    #[test]
+    fn a_missing_ack_is_redelivered_after_the_timeout() {
+        let mut sim = harness::sim(Config { scan_interval_ms: 1_000, ack_timeout_ms: 5_000, ..Config::default() });
+        order(&mut sim, "K0");
+        sim.ctx().emit(EventKind::Injected(crate::sim::event::Injection::ConsumerCrashArmed));
+        harness::advance_to(&mut sim, 60_000);
+        assert_eq!(causes(&sim), vec![DeliveryCause::First, DeliveryCause::AckTimeout]);
+        assert_eq!(count(&sim, "DuplicateSkipped"), 1);
+        assert!(sim.world().broker.unacked.is_empty() && sim.world().broker.outstanding.is_empty());
+    }
+
+    #[test]
+    fn a_duplicate_copy_arrives_even_after_the_original_was_acked() {
+        let mut sim = harness::sim(Config { scan_interval_ms: 1_000, ..Config::default() });
+        order(&mut sim, "K0");
+        sim.ctx().emit(EventKind::Injected(crate::sim::event::Injection::NextDeliveryDuplicated));
+        harness::advance_to(&mut sim, 60_000);
+        assert_eq!(causes(&sim), vec![DeliveryCause::First, DeliveryCause::Duplicate]);
+        assert_eq!((count(&sim, "MessageAcked"), count(&sim, "EffectApplied")), (2, 1));
+        assert!(!sim.world().broker.duplicate_next_armed);
+    }
+}

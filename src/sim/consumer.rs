@@ -117,3 +117,52 @@ pub fn restart(ctx: &mut Ctx<'_>) {
         ctx.emit(EventKind::ConsumerRestarted);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::config::Config;
+    use crate::sim::simulation::harness::{self, count, order};
+
+    #[test]
+    fn the_dedup_table_turns_a_second_delivery_into_a_skip() {
+        let mut sim =
+            harness::sim(Config { scan_interval_ms: 1_000, mq_duplicate_rate: 1_000_000, ..Config::default() });
+        order(&mut sim, "K0");
+        harness::advance_to(&mut sim, 60_000);
+        let c = &sim.world().consumer;
+        assert_eq!(c.effects.get("K0").map(|e| e.count), Some(1));
+        assert!(c.dedup.contains_key("K0"));
+        assert_eq!(count(&sim, "DuplicateSkipped"), 1);
+    }
+
+    #[test]
+    fn without_idempotency_the_same_key_is_charged_twice() {
+        let mut sim = harness::sim(Config {
+            scan_interval_ms: 1_000,
+            mq_duplicate_rate: 1_000_000,
+            idempotent: false,
+            ..Config::default()
+        });
+        order(&mut sim, "K0");
+        harness::advance_to(&mut sim, 60_000);
+        assert_eq!(sim.world().consumer.effects.get("K0").map(|e| e.count), Some(2));
+        assert!(sim.world().consumer.dedup.is_empty());
+        assert_eq!(sim.violations().len(), 1);
+    }
+
+    #[test]
+    fn a_crashed_consumer_stays_down_and_deliveries_wait_for_its_restart() {
+        let mut sim =
+            harness::sim(Config { scan_interval_ms: 1_000, consumer_restart_ms: 20_000, ..Config::default() });
+        order(&mut sim, "K0");
+        order(&mut sim, "K1");
+        sim.ctx().emit(crate::sim::event::EventKind::Injected(crate::sim::event::Injection::ConsumerCrashArmed));
+        harness::advance_to(&mut sim, 10_000);
+        assert_eq!((count(&sim, "ConsumerCrashed"), count(&sim, "EffectApplied")), (1, 1), "K1 waits");
+        assert!(sim.world().consumer.down_until_ms.is_some());
+        harness::advance_to(&mut sim, 120_000);
+        assert_eq!(count(&sim, "ConsumerRestarted"), 1);
+        assert_eq!(count(&sim, "EffectApplied"), 2);
+        assert_eq!(sim.world().consumer.effects.values().map(|e| e.count).sum::<u64>(), 2);
+    }
+}

@@ -360,3 +360,98 @@ pub fn archive(ctx: &mut Ctx<'_>) {
         ctx.emit(EventKind::RowsArchived { msg_ids });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::config::Config;
+    use crate::sim::simulation::harness::{self, names};
+
+    fn place(sim: &mut crate::sim::Simulation, key: &str, fault: Option<TxFault>, crash: bool) {
+        let request = OrderRequest { biz_key: key.into(), amount_cents: 1_234, fault, crash };
+        arrive(&mut sim.ctx(), request, 0);
+    }
+
+    #[test]
+    fn a_commit_makes_the_order_and_its_message_visible_together() {
+        let mut sim = harness::sim(Config::default());
+        place(&mut sim, "A1", None, false);
+        assert_eq!(names(&sim), ["TransactionBegan", "OrderInserted", "MessageInserted", "OrderCommitted"]);
+        let db = &sim.world().order_db;
+        assert_eq!(db.orders.len(), 1);
+        let row = db.message_by_key("A1").unwrap();
+        assert_eq!((row.status, row.retry_count), (Status::Pending, 0));
+        assert!(row.payload.contains("\"amount_cents\":1234"));
+        assert!(db.open_txs.is_empty());
+    }
+
+    #[test]
+    fn a_fault_at_any_point_rolls_both_back_without_a_trace() {
+        for fault in TxFault::ALL {
+            let mut sim = harness::sim(Config::default());
+            place(&mut sim, "B1", Some(fault), false);
+            assert_eq!(names(&sim).last(), Some(&"TransactionRolledBack"), "{fault:?}");
+            let db = &sim.world().order_db;
+            assert!(db.orders.is_empty() && db.outbox.is_empty() && db.open_txs.is_empty(), "{fault:?}");
+        }
+    }
+
+    #[test]
+    fn a_duplicate_key_is_refused_by_the_unique_index() {
+        let mut sim = harness::sim(Config::default());
+        place(&mut sim, "A1", None, false);
+        place(&mut sim, "A1", None, false);
+        let last = sim.events().last().map(|e| e.kind.clone());
+        assert!(matches!(last, Some(EventKind::TransactionRolledBack { cause: RollbackCause::DuplicateBizKey, .. })));
+        assert_eq!(sim.world().order_db.orders.len(), 1);
+    }
+
+    #[test]
+    fn an_order_write_waits_while_a_scan_holds_the_database() {
+        let mut sim = harness::sim(Config::default());
+        sim.ctx().world.order_db.db_busy_until_ms = 500;
+        place(&mut sim, "C1", None, false);
+        assert!(sim.events().is_empty(), "the write waits");
+        harness::advance_to(&mut sim, 500);
+        let began = sim.events().first().map(|e| (e.at_ms, e.kind.clone()));
+        assert!(matches!(began, Some((500, EventKind::TransactionBegan { waited_ms: 500, .. }))), "{began:?}");
+    }
+
+    #[test]
+    fn the_wrong_turns_publish_around_the_commit() {
+        let mut config = Config { mode: Mode::SendThenCommit, ..Config::default() };
+        let mut sim = harness::sim(config.clone());
+        place(&mut sim, "S1", None, true);
+        assert_eq!(
+            names(&sim),
+            [
+                "TransactionBegan",
+                "OrderInserted",
+                "MessageSentDirectly",
+                "OrderServiceCrashed",
+                "TransactionRolledBack"
+            ]
+        );
+        assert!(sim.world().order_db.orders.is_empty(), "rolled back, but the MQ already has it");
+        assert_eq!(sim.world().broker.unacked.len(), 1);
+
+        config.mode = Mode::CommitThenSend;
+        let mut sim = harness::sim(config);
+        place(&mut sim, "C1", None, true);
+        assert_eq!(names(&sim), ["TransactionBegan", "OrderInserted", "OrderOnlyCommitted", "OrderServiceCrashed"]);
+        assert_eq!(sim.world().order_db.orders.len(), 1);
+        assert!(sim.world().broker.unacked.is_empty(), "the message is lost");
+    }
+
+    #[test]
+    fn the_archive_job_moves_old_done_rows_to_history() {
+        let mut sim = harness::sim(Config { archive_after_ms: 1_000, ..Config::default() });
+        place(&mut sim, "A1", None, false);
+        place(&mut sim, "A2", None, false);
+        sim.ctx().emit(EventKind::MessageDone { msg_id: 0, biz_key: "A1".into() });
+        harness::advance_to(&mut sim, 60_000);
+        let db = &sim.world().order_db;
+        assert_eq!((db.outbox.len(), db.history.len()), (1, 1));
+        assert_eq!(db.message_by_key("A1").map(|r| r.status), Some(Status::Done), "still found, in history");
+    }
+}

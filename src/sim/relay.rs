@@ -302,3 +302,124 @@ pub fn restart(ctx: &mut Ctx<'_>, relay_id: u32) {
         ctx.emit(EventKind::RelayRestarted { relay_id });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::simulation::harness::{self, count, order};
+
+    fn config(lock: LockMode) -> Config {
+        Config { relays: 2, lock, batch_size: 3, scan_interval_ms: 1_000, ..Config::default() }
+    }
+
+    #[test]
+    fn a_scan_picks_at_most_batch_size_due_rows_and_marks_them_sent() {
+        let mut sim = harness::sim(Config { batch_size: 3, scan_interval_ms: 1_000, ..Config::default() });
+        for n in 0..5 {
+            order(&mut sim, &format!("K{n}"));
+        }
+        harness::advance_to(&mut sim, 1_500);
+        let picked: Vec<Vec<u64>> = sim
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::RelayScanned { picked, .. } => Some(picked.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(picked, vec![vec![0, 1, 2]]);
+        let outbox = &sim.world().order_db.outbox;
+        assert_eq!(outbox.count(Status::Sent) + outbox.count(Status::Done), 3);
+        assert_eq!(outbox.count(Status::Pending), 2, "the rest wait for the next scan");
+        assert_eq!(count(&sim, "RelayBatchFinished"), 1);
+        assert!(sim.world().order_db.row_locks.is_empty(), "locks released at the end of the batch");
+    }
+
+    #[test]
+    fn a_failed_publish_backs_off_exponentially_and_then_gives_up() {
+        let mut sim = harness::sim(Config {
+            mq_fail_rate: 1_000_000,
+            max_retries: 3,
+            scan_interval_ms: 1_000,
+            backoff_base_ms: 1_000,
+            ..Config::default()
+        });
+        order(&mut sim, "K0");
+        harness::advance_to(&mut sim, 60_000);
+        let retries: Vec<(u64, u64)> = sim
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::PublishFailed { retry_count, next_retry_at_ms, .. } => {
+                    Some((*retry_count, next_retry_at_ms - e.at_ms))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(retries, vec![(1, 1_000), (2, 2_000), (3, 4_000)]);
+        assert_eq!(count(&sim, "MessageDead"), 1);
+        assert_eq!(sim.world().order_db.outbox.get(0).map(|r| (r.status, r.retry_count)), Some((Status::Dead, 4)));
+    }
+
+    #[test]
+    fn for_update_makes_the_second_relay_wait_skip_locked_passes_and_cas_conflicts() {
+        for lock in [LockMode::ForUpdate, LockMode::SkipLocked, LockMode::Cas, LockMode::None] {
+            let mut sim = harness::sim(config(lock));
+            for n in 0..3 {
+                order(&mut sim, &format!("K{n}"));
+            }
+            harness::advance_to(&mut sim, 1_500);
+            let published = count(&sim, "MessagePublished");
+            match lock {
+                LockMode::ForUpdate => {
+                    assert_eq!((count(&sim, "RelayLockWaited"), published), (1, 3));
+                }
+                LockMode::SkipLocked => {
+                    assert_eq!((count(&sim, "RelayLockWaited"), count(&sim, "CasConflict"), published), (0, 0, 3));
+                }
+                LockMode::Cas => assert_eq!((count(&sim, "CasConflict"), published), (3, 3)),
+                LockMode::None => assert_eq!(published, 6, "both relays publish all three"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_crash_between_publish_and_update_leaves_the_row_pending_for_a_retry() {
+        let mut sim = harness::sim(Config { scan_interval_ms: 1_000, confirm_latency_ms: 60_000, ..Config::default() });
+        order(&mut sim, "K0");
+        sim.ctx().emit(EventKind::Injected(crate::sim::event::Injection::RelayCrashArmed));
+        harness::advance_to(&mut sim, 1_500);
+        assert_eq!((count(&sim, "MessagePublished"), count(&sim, "RelayCrashed")), (1, 1));
+        assert_eq!(sim.world().order_db.outbox.get(0).map(|r| r.status), Some(Status::Pending));
+        assert!(sim.world().relay(0).is_some_and(|r| r.down_until_ms.is_some()));
+        harness::advance_to(&mut sim, 30_000);
+        assert_eq!(count(&sim, "RelayRestarted"), 1);
+        assert_eq!(count(&sim, "MessagePublished"), 2, "published again after the restart");
+        assert_eq!(sim.world().order_db.outbox.get(0).map(|r| r.status), Some(Status::Sent));
+    }
+
+    #[test]
+    fn without_the_index_a_scan_examines_the_whole_shard() {
+        let mut sim = harness::sim(Config {
+            index: false,
+            scan_interval_ms: 1_000,
+            scan_row_cost_us: 1_000,
+            ..Config::default()
+        });
+        for n in 0..50 {
+            order(&mut sim, &format!("K{n}"));
+        }
+        harness::advance_to(&mut sim, 1_000);
+        let started = sim.events().iter().find_map(|e| match e.kind {
+            EventKind::RelayScanStarted { done_at_ms, .. } => Some(done_at_ms - e.at_ms),
+            _ => None,
+        });
+        assert_eq!(started, Some(50), "50 rows at 1 ms each");
+        harness::advance_to(&mut sim, 1_100);
+        let examined = sim.events().iter().find_map(|e| match e.kind {
+            EventKind::RelayScanned { rows_examined, .. } => Some(rows_examined),
+            _ => None,
+        });
+        assert_eq!(examined, Some(50));
+    }
+}

@@ -796,3 +796,49 @@ pub fn fingerprint(text: &str) -> u64 {
     }
     hash
 }
+
+/// A bare simulation for the actors' unit tests: no script, no generator, and a way to run
+/// scheduled actions up to a time without the settle logic.
+#[cfg(test)]
+pub(crate) mod harness {
+    use super::*;
+
+    pub fn sim(config: Config) -> Simulation {
+        let scenario = Scenario {
+            id: "unit".into(),
+            title_en: String::new(),
+            title_zh: String::new(),
+            config: config.clone(),
+            script: Vec::new(),
+        };
+        match Simulation::new(&scenario, config, 1) {
+            Ok(sim) => sim,
+            Err(e) => panic!("test config: {e}"),
+        }
+    }
+
+    /// Runs every scheduled action due at or before `until_ms`, in order.
+    pub fn advance_to(sim: &mut Simulation, until_ms: u64) {
+        while sim.agenda.peek_at().is_some_and(|at| at <= until_ms) {
+            if let Some(s) = sim.agenda.pop() {
+                sim.now_ms = sim.now_ms.max(s.at_ms);
+                sim.run_action(s.action);
+            }
+        }
+        sim.now_ms = sim.now_ms.max(until_ms);
+    }
+
+    pub fn order(sim: &mut Simulation, key: &str) {
+        let request = OrderRequest { biz_key: key.into(), amount_cents: 1_000, fault: None, crash: false };
+        let now = sim.now_ms;
+        order_service::arrive(&mut sim.ctx(), request, now);
+    }
+
+    pub fn names(sim: &Simulation) -> Vec<&'static str> {
+        sim.events().iter().map(|e| e.kind.name()).collect()
+    }
+
+    pub fn count(sim: &Simulation, name: &str) -> usize {
+        sim.events().iter().filter(|e| e.kind.name() == name).count()
+    }
+}
