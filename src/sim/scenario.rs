@@ -100,6 +100,7 @@ pub const IDS: &[&str] = &[
     "reconcile-compensate",
     "two-pc-n-nodes",
     "outage-dead-letters",
+    "ai-agent-tool-call",
 ];
 
 /// Payment orders that two relays will both find on their first scan.
@@ -340,6 +341,21 @@ fn build(id: &str) -> Option<Scenario> {
                 "A two-hour MQ outage: every message exhausts its retries and goes DEAD; after recovery the reconciler re-publishes the dead letters",
                 "MQ 宕机两小时：所有消息重试耗尽进入死信；恢复后对账任务把死信补发出去",
                 (1..=6).map(|n| order(n * 5 * MINUTE_MS, &format!("A{n:03}"), 1_000 * n)).collect(),
+            )
+        }
+        "ai-agent-tool-call" => {
+            // Agent steps record a refund tool call in the outbox; retries and crashes repeat it.
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.mq_duplicate_rate = 300_000;
+            config.consumer_crash_rate = 200_000;
+            config.ack_timeout_ms = 20 * SECOND_MS;
+            config.settle_after_ms = 10 * MINUTE_MS;
+            (
+                "An AI agent's refund tool calls go through the outbox; retries and worker crashes repeat them, and the tool_call_id dedup refunds each once",
+                "AI 智能体的退款工具调用经由本地消息表投递；重试和工作者崩溃让调用重复到达，以 tool_call_id 去重，每次只退一次款",
+                (1..=12)
+                    .map(|n| order(n * 7 * SECOND_MS, &format!("tool_call_{:04x}", 0x3a00 + n * 37), 500 + n * 250))
+                    .collect(),
             )
         }
         _ => return None,

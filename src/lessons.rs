@@ -1,0 +1,364 @@
+//! What the lab teaches in words: misconceptions (each with a scenario in which it fails),
+//! interview questions (each answered and linked to what demonstrates the answer), and an
+//! AI-era use of the pattern. Pure data, in Chinese and English; the tests run every link.
+
+/// One text in both languages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bilingual {
+    pub zh: &'static str,
+    pub en: &'static str,
+}
+
+impl Bilingual {
+    pub fn get(&self, zh: bool) -> &'static str {
+        if zh {
+            self.zh
+        } else {
+            self.en
+        }
+    }
+}
+
+/// Where a "show me" button takes the learner: a scenario, with settings on top of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShowMe {
+    pub scenario: &'static str,
+    pub sets: &'static [&'static str],
+}
+
+/// What a run must show for a misconception to be seen failing. Checked by the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// A business effect applied twice (a double charge).
+    DoubleEffect,
+    /// An effect with no order behind it.
+    GhostEffect,
+    /// A committed order that never got its effect.
+    LostOrder,
+    /// The same row published more than once.
+    DuplicatePublish,
+    /// Order writes waited behind scans.
+    WritesStarved,
+    /// Messages gave up and went DEAD.
+    DeadLetters,
+    /// One shard held far more backlog than the others.
+    HotShard,
+    /// 2PC rounds failed or blocked.
+    TwoPcTrouble,
+    /// The reconciler found and repaired gaps.
+    GapsRepaired,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Misconception {
+    pub id: &'static str,
+    pub claim: Bilingual,
+    pub truth: Bilingual,
+    pub show_me: ShowMe,
+    pub evidence: Evidence,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InterviewQuestion {
+    pub id: &'static str,
+    pub question: Bilingual,
+    pub answer: Bilingual,
+    pub show_me: ShowMe,
+}
+
+pub const MISCONCEPTIONS: &[Misconception] = &[
+    Misconception {
+        id: "exactly-once",
+        claim: Bilingual {
+            zh: "MQ 会保证每条消息只投递一次，消费端不用管重复。",
+            en: "The MQ delivers each message exactly once, so the consumer need not care about repeats.",
+        },
+        truth: Bilingual {
+            zh: "主流 MQ 的承诺是“至少一次”：超时重投、客户端重启、网络重复都会让同一条消息再来。没有去重表，一次重复投递就是一次重复扣款。",
+            en: "Mainstream brokers promise at-least-once: timeouts, restarts and network retries bring the same message again. Without a dedup table, one repeat is one more charge.",
+        },
+        show_me: ShowMe { scenario: "no-idempotency", sets: &[] },
+        evidence: Evidence::DoubleEffect,
+    },
+    Misconception {
+        id: "send-then-commit",
+        claim: Bilingual {
+            zh: "先发 MQ 再提交数据库也一样，反正两步都会做。",
+            en: "Publishing to the MQ and then committing is just as good; both steps happen anyway.",
+        },
+        truth: Bilingual {
+            zh: "消息一旦发出就收不回。之后事务回滚或进程宕机，下游已经按一笔不存在的订单扣了款：幽灵消息。",
+            en: "A published message cannot be taken back. If the transaction then rolls back or the process dies, downstream has charged for an order that does not exist: a ghost message.",
+        },
+        show_me: ShowMe { scenario: "send-then-commit", sets: &[] },
+        evidence: Evidence::GhostEffect,
+    },
+    Misconception {
+        id: "commit-then-send",
+        claim: Bilingual {
+            zh: "先提交再直接发 MQ 就够了，提交和发送之间宕机的概率很小。",
+            en: "Commit, then publish directly: a crash between the two is too unlikely to matter.",
+        },
+        truth: Bilingual {
+            zh: "小概率乘以大流量就是每天都会发生。提交后、发送前宕机，订单在库里，消息却永远丢了，没有任何重试能找回它。",
+            en: "A small chance times high traffic happens every day. A crash after the commit and before the publish leaves the order in the database and the message gone forever; no retry knows about it.",
+        },
+        show_me: ShowMe { scenario: "commit-then-send", sets: &[] },
+        evidence: Evidence::LostOrder,
+    },
+    Misconception {
+        id: "no-relay-lock",
+        claim: Bilingual {
+            zh: "多部署几个投递实例只会更快，不需要加锁。",
+            en: "Running more relay instances only makes delivery faster; no lock is needed.",
+        },
+        truth: Bilingual {
+            zh: "几个实例同一时刻扫到同一批待发行，就会各发一遍。要用 SELECT … FOR UPDATE（SKIP LOCKED）或条件更新保证一行只被一个实例认领；消费端幂等是最后一道闸。",
+            en: "Instances that scan at the same moment see the same pending rows and each publish them. Use SELECT … FOR UPDATE (SKIP LOCKED) or a conditional UPDATE so that one instance claims a row; consumer idempotency is the last gate.",
+        },
+        show_me: ShowMe { scenario: "two-relays-no-lock", sets: &[] },
+        evidence: Evidence::DuplicatePublish,
+    },
+    Misconception {
+        id: "full-scan",
+        claim: Bilingual {
+            zh: "定时任务每分钟扫一遍消息表没关系，表不大。",
+            en: "Scanning the whole message table every minute is fine; the table is small.",
+        },
+        truth: Bilingual {
+            zh: "表只会越来越大。没有 (status, next_retry_at) 联合索引和 LIMIT，每次扫描都读全表，数据库被占满，下单写入跟着排队。",
+            en: "The table only grows. Without the (status, next_retry_at) index and a LIMIT, every scan reads it all, the database is saturated, and order writes queue behind it.",
+        },
+        show_me: ShowMe { scenario: "full-scan-incident", sets: &[] },
+        evidence: Evidence::WritesStarved,
+    },
+    Misconception {
+        id: "retry-forever",
+        claim: Bilingual {
+            zh: "发送失败就立刻重试，一直重试到成功为止最稳妥。",
+            en: "On failure, retry at once and keep retrying until it works: that is the safest.",
+        },
+        truth: Bilingual {
+            zh: "下游宕机时立刻重试只会把它压得更死。用指数退避（1、2、4……分钟）给它喘息，设重试上限，超限进死信，由人或补偿任务处理。",
+            en: "Retrying at once against a down broker only keeps it down. Back off exponentially (1, 2, 4 … minutes), cap the retries, and move what exceeds the cap to dead letters for a person or a compensation job.",
+        },
+        show_me: ShowMe { scenario: "mq-outage-backoff", sets: &[] },
+        evidence: Evidence::DeadLetters,
+    },
+    Misconception {
+        id: "more-shards",
+        claim: Bilingual {
+            zh: "分片越多吞吐越高，按订单号一拆就完事了。",
+            en: "More shards always means more throughput; split by order number and you are done.",
+        },
+        truth: Bilingual {
+            zh: "分片键要和业务分布对齐。热点客户的订单都落在同一分片，它的积压就是整个系统的瓶颈。监控要看每个分片，而不是总量。",
+            en: "The shard key must match how the business spreads. A hot customer's orders pile onto one shard, and that shard's backlog bounds the whole system. Watch every shard, not the total.",
+        },
+        show_me: ShowMe { scenario: "sharded-hot-key", sets: &[] },
+        evidence: Evidence::HotShard,
+    },
+    Misconception {
+        id: "no-reconciliation",
+        claim: Bilingual {
+            zh: "用了本地消息表就不会丢消息，对账是多余的。",
+            en: "With a local message table nothing can be lost, so reconciliation is unnecessary.",
+        },
+        truth: Bilingual {
+            zh: "它大大降低了丢失的概率，但死信、人为误操作、上下游缺陷依然存在。定期三方对账（订单、消息、消费结果）并补偿缺口，才是最后的安全网。",
+            en: "It makes loss far less likely, but dead letters, human mistakes and bugs upstream or downstream remain. Regular three-way reconciliation of orders, messages and results, with compensation for the gaps, is the last safety net.",
+        },
+        show_me: ShowMe { scenario: "outage-dead-letters", sets: &[] },
+        evidence: Evidence::GapsRepaired,
+    },
+    Misconception {
+        id: "two-pc-is-safer",
+        claim: Bilingual {
+            zh: "两阶段提交是强一致的，所以总比最终一致更好。",
+            en: "Two-phase commit is strongly consistent, so it is always better than eventual consistency.",
+        },
+        truth: Bilingual {
+            zh: "2PC 要求每个参与者都在线并投赞成票：n 个节点各自可用率为 p 时，一轮成功的概率只有 pⁿ。协调者在准备之后宕机，所有参与者都锁着资源干等。",
+            en: "2PC needs every participant up and voting yes: with n nodes each available with probability p, a round succeeds with probability pⁿ. If the coordinator dies after prepare, every participant sits on its locks and waits.",
+        },
+        show_me: ShowMe { scenario: "two-pc-n-nodes", sets: &[] },
+        evidence: Evidence::TwoPcTrouble,
+    },
+];
+
+pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
+    InterviewQuestion {
+        id: "why-not-2pc",
+        question: Bilingual {
+            zh: "订单和支付在两个库里，为什么不用 2PC？",
+            en: "Orders and payments live in two databases. Why not use 2PC?",
+        },
+        answer: Bilingual {
+            zh: "2PC 同步阻塞：所有参与者都要准备并等待决定，期间持有锁；协调者是单点，准备后宕机会让参与者一直阻塞；节点越多整体失败率越高（1 − pⁿ）。本地消息表只依赖本地事务，用一个可度量的一致性窗口换可用性和吞吐。",
+            en: "2PC blocks: every participant prepares and holds its locks until the decision; the coordinator is a single point whose crash after prepare blocks everyone; and the more nodes, the likelier a round fails (1 − pⁿ). The local message table needs only local transactions and trades a measurable consistency window for availability and throughput.",
+        },
+        show_me: ShowMe { scenario: "two-pc-n-nodes", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "atomicity",
+        question: Bilingual {
+            zh: "本地消息表如何保证“业务成功则消息一定不丢”？",
+            en: "How does the local message table guarantee that a successful business change never loses its message?",
+        },
+        answer: Bilingual {
+            zh: "业务行和消息行写在同一个库、同一个本地事务里：提交则两者同时可见，回滚则两者都不存在。之后由定时任务从表中捞出消息投递，发送失败只会重试，不会丢。",
+            en: "The business row and the message row are written in one local transaction in the same database: commit makes both visible, rollback leaves neither. A scheduled relay then publishes from the table; a failed send is retried, never lost.",
+        },
+        show_me: ShowMe { scenario: "rollback", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "mq-down",
+        question: Bilingual {
+            zh: "MQ 宕机一小时，会发生什么？",
+            en: "What happens when the MQ is down for an hour?",
+        },
+        answer: Bilingual {
+            zh: "下单不受影响，消息留在表里为 PENDING。每次发送失败重试次数加一，下次投递时间按指数退避推后；超过上限的进入 DEAD。MQ 恢复后积压被逐批消化，死信由对账或人工补发。",
+            en: "Orders keep working; messages wait in the table as PENDING. Each failed send adds a retry and pushes next_retry_at out exponentially; those past the limit go DEAD. When the MQ is back the backlog drains batch by batch, and dead letters are re-sent by reconciliation or a person.",
+        },
+        show_me: ShowMe { scenario: "outage-dead-letters", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "multi-instance",
+        question: Bilingual {
+            zh: "投递任务部署了多个实例，怎么避免同一条消息被重复发送？",
+            en: "The relay runs on several instances. How do you keep one message from being sent twice?",
+        },
+        answer: Bilingual {
+            zh: "悲观锁：SELECT … FOR UPDATE 让后来者等待，SKIP LOCKED 让它跳过被锁的行；乐观锁：UPDATE … WHERE id=? AND status='PENDING'，影响 0 行的一方放弃。即使如此，实例在发送后、更新状态前宕机仍会重发，所以消费端必须幂等。",
+            en: "Pessimistic: SELECT … FOR UPDATE makes the second instance wait, SKIP LOCKED makes it skip locked rows. Optimistic: UPDATE … WHERE id = ? AND status = 'PENDING', and the side that affects 0 rows gives up. Even so, an instance that dies between the send and the status update causes a resend, so the consumer must be idempotent.",
+        },
+        show_me: ShowMe { scenario: "two-relays-skip-locked", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "idempotent-consumer",
+        question: Bilingual {
+            zh: "消费端幂等具体怎么做？",
+            en: "How exactly do you make the consumer idempotent?",
+        },
+        answer: Bilingual {
+            zh: "用消息里的业务唯一键（订单号、流水号）做去重表的唯一索引。在消费者自己的本地事务里：插入去重记录（冲突说明处理过，直接 ACK）→ 执行业务 → 提交 → ACK。去重记录和业务效果同生共死。",
+            en: "Put the message's business key (order number, payment id) under a unique index in a dedup table. In the consumer's own local transaction: insert the key (a conflict means already done: just ack) → apply the effect → commit → ack. The dedup record and the effect commit or fail together.",
+        },
+        show_me: ShowMe { scenario: "consumer-crash-redelivery", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "index",
+        question: Bilingual {
+            zh: "消息表需要哪些索引？扫描 SQL 怎么写？",
+            en: "Which indexes does the message table need, and what does the scan look like?",
+        },
+        answer: Bilingual {
+            zh: "(status, next_retry_at) 联合索引服务扫描：WHERE status='PENDING' AND next_retry_at <= now ORDER BY next_retry_at LIMIT n；业务键唯一索引作为幂等锚点。有了索引，每次扫描读的行数只和批大小有关，与表大小无关。",
+            en: "A composite index on (status, next_retry_at) for the scan: WHERE status = 'PENDING' AND next_retry_at <= now ORDER BY next_retry_at LIMIT n; and a unique index on the business key as the idempotency anchor. With the index, the rows a scan reads depend on the batch size, not on the table size.",
+        },
+        show_me: ShowMe { scenario: "full-scan-incident", sets: &["index=true"] },
+    },
+    InterviewQuestion {
+        id: "scale",
+        question: Bilingual {
+            zh: "日订单千万级时，消息表怎么扛住？",
+            en: "At ten million orders a day, how does the message table keep up?",
+        },
+        answer: Bilingual {
+            zh: "三板斧：联合索引 + 分批 LIMIT；按业务键哈希分片、每片独立扫描投递（提前摸清热点键）；把 DONE 的老消息归档到历史表，保持热表小。监控每个分片的积压和扫描延迟。",
+            en: "Three moves: the composite index with a batched LIMIT; shards by a hash of the business key, each scanned and published on its own (find the hot keys first); and archiving old DONE rows to a history table to keep the hot table small. Monitor backlog and scan latency per shard.",
+        },
+        show_me: ShowMe { scenario: "archive", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "nothing-lost",
+        question: Bilingual {
+            zh: "你怎么证明没有丢单？",
+            en: "How do you show that nothing was lost?",
+        },
+        answer: Bilingual {
+            zh: "对账：业务记录、消息记录、消费结果三方比对。有单无消息、消息已发无结果、结果无单、重复结果、死信，各归一类；能补发的补发（状态不回退），不能的交给人。同时监控积压、失败率、死信数并告警。",
+            en: "Reconcile the three ledgers: business rows, message rows, consumer results. Order without message, message sent without result, result without order, double result, dead letter: each is a kind of gap. Re-publish what can be re-published (no status moves back) and hand the rest to a person. Alert on backlog, failure rate and dead letters as well.",
+        },
+        show_me: ShowMe { scenario: "reconcile-compensate", sets: &[] },
+    },
+    InterviewQuestion {
+        id: "consistency-window",
+        question: Bilingual {
+            zh: "“最终一致”要多久？怎么度量和缩短？",
+            en: "How long is \"eventually\", and how do you measure and shorten it?",
+        },
+        answer: Bilingual {
+            zh: "一致性窗口 = 从订单提交到下游生效的时间，看 p50/p99/最大值。它主要由扫描间隔、批大小、重试退避和下游处理时间决定：缩短扫描间隔、增加实例并加锁、分片，都能压缩窗口，代价是数据库负载。",
+            en: "The consistency window is the time from the order's commit to its effect downstream; watch p50, p99 and max. The scan interval, batch size, backoff and downstream time set it: a shorter interval, more locked relays and shards shrink it, at the cost of database load.",
+        },
+        show_me: ShowMe { scenario: "happy-path", sets: &["scan_interval_ms=10000"] },
+    },
+    InterviewQuestion {
+        id: "cdc",
+        question: Bilingual {
+            zh: "本地消息表和基于 binlog 的 CDC（如 Debezium 的 outbox 模式）有什么区别？",
+            en: "How does the local message table differ from log-based CDC, such as Debezium's outbox pattern?",
+        },
+        answer: Bilingual {
+            zh: "写法相同：业务行和消息行同一事务提交。区别在投递：本地消息表由应用轮询扫描表；CDC 读数据库的提交日志，延迟更低、不给表加扫描压力，但多了一套组件要运维。两者下游都至少一次，消费端都要幂等。",
+            en: "The write is the same: business row and message row in one transaction. The difference is delivery: the local message table polls the table from the application; CDC tails the database's commit log, with lower latency and no scan load, but one more system to run. Both are at-least-once downstream, so both need an idempotent consumer.",
+        },
+        show_me: ShowMe { scenario: "seed-demo", sets: &[] },
+    },
+];
+
+/// An AI-era workflow the pattern protects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AiScenario {
+    pub title: Bilingual,
+    pub story: Bilingual,
+    /// How the lab's words map onto the workflow.
+    pub mapping: Bilingual,
+    pub show_me: ShowMe,
+    /// The same run without the consumer's dedup.
+    pub without_dedup: ShowMe,
+}
+
+pub const AI_SCENARIO: AiScenario = AiScenario {
+    title: Bilingual {
+        zh: "AI 智能体的退款工具调用：有副作用的调用也要幂等",
+        en: "An AI agent's refund tool call: side effects must be idempotent too",
+    },
+    story: Bilingual {
+        zh: "客服智能体决定给顾客退款。它的运行时在同一个本地事务里记下这一步（对话状态）和一条“调用退款工具”的消息；投递任务把消息交给支付工作者。模型超时会重试、队列会重投、工作者会在调用后崩溃——同一个 tool_call_id 可能到达好几次。支付侧以 tool_call_id 为去重键，保证每次决策只退一次款。",
+        en: "A support agent decides to refund a customer. Its runtime records the step (the conversation state) and a \"call the refund tool\" message in one local transaction; the relay hands the message to the payments worker. Model timeouts retry, the queue redelivers, the worker crashes after the call — one tool_call_id may arrive several times. The payments side deduplicates on tool_call_id, so each decision refunds exactly once.",
+    },
+    mapping: Bilingual {
+        zh: "订单 = 智能体的一步决策；业务键 = tool_call_id；消息表 = 待执行的工具调用；消费者 = 支付工作者；效果 = 一次退款。",
+        en: "Order = one decision of the agent; business key = tool_call_id; message table = tool calls waiting to run; consumer = the payments worker; effect = one refund.",
+    },
+    show_me: ShowMe { scenario: "ai-agent-tool-call", sets: &[] },
+    without_dedup: ShowMe { scenario: "ai-agent-tool-call", sets: &["idempotent=false"] },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn there_are_enough_of_each_and_ids_are_unique() {
+        assert!(MISCONCEPTIONS.len() >= 6);
+        assert!(INTERVIEW_QUESTIONS.len() >= 8);
+        let mut ids: Vec<&str> =
+            MISCONCEPTIONS.iter().map(|m| m.id).chain(INTERVIEW_QUESTIONS.iter().map(|q| q.id)).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+        for text in MISCONCEPTIONS
+            .iter()
+            .flat_map(|m| [m.claim, m.truth])
+            .chain(INTERVIEW_QUESTIONS.iter().flat_map(|q| [q.question, q.answer]))
+        {
+            assert!(!text.zh.is_empty() && !text.en.is_empty());
+            assert!(text.zh.chars().any(|c| c > '\u{2e80}'), "zh text is Chinese: {}", text.zh);
+        }
+    }
+}
