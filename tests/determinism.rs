@@ -120,3 +120,36 @@ fn injecting_a_bad_setting_is_refused_and_changes_nothing() {
     assert!(err.to_string().contains("batch_size"));
     assert_eq!(sim.events().len(), before);
 }
+
+#[test]
+fn a_run_exports_and_imports_to_the_same_step() {
+    use outbox_lab::sim::scenario::{Command, Intervention, RunSpec};
+    let mut run = RunSpec::builtin("consumer-crash-redelivery", 9).unwrap();
+    run.config.mq_duplicate_rate = 250_000;
+    run.interventions.push(Intervention { after_events: 12, command: Command::DuplicateNextDelivery });
+    let text = run.to_json();
+    assert!(text.contains("\"format\": \"outbox-lab/run@1\""));
+    let back = RunSpec::from_json(&text).unwrap();
+    assert_eq!(back, run);
+    assert_eq!(back.play().unwrap().trace_jsonl(), run.play().unwrap().trace_jsonl());
+}
+
+#[test]
+fn a_malformed_or_foreign_run_file_is_refused_with_a_clear_message() {
+    use outbox_lab::sim::scenario::RunSpec;
+    let good = RunSpec::builtin("seed-demo", 1).unwrap().to_json();
+    let cases: Vec<(String, &str)> = vec![
+        ("{not json".into(), "not valid JSON"),
+        ("{\"name\": \"a package.json\"}".into(), "no \"format\""),
+        (good.replace("outbox-lab/run@1", "other/thing@2"), "format is 'other/thing@2'"),
+        (good.replace("\"batch_size\": 5", "\"batch_size\": 0"), "batch_size"),
+        (good.replace("\"A001\"", "\"\""), "invalid biz_key"),
+        (good.replace("\"seed\": 1", "\"seed\": \"one\""), "expected shape"),
+        (good.replace("\"value\": \"0\"", "\"value\": \"7\""), "mq_duplicate_rate"),
+        ("x".repeat(5 * 1024 * 1024), "at most"),
+    ];
+    for (text, needle) in cases {
+        let err = RunSpec::from_json(&text).unwrap_err();
+        assert!(err.contains(needle), "expected '{needle}' in: {err}");
+    }
+}

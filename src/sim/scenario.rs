@@ -383,7 +383,102 @@ pub struct RunSpec {
     pub interventions: Vec<Intervention>,
 }
 
+/// The `format` tag of an exported run file.
+pub const RUN_FORMAT: &str = "outbox-lab/run@1";
+/// Bounds on an imported run file.
+pub const MAX_RUN_FILE_BYTES: usize = 4 * 1024 * 1024;
+pub const MAX_SCRIPT_STEPS: usize = 100_000;
+pub const MAX_INTERVENTIONS: usize = 10_000;
+const MAX_KEY_CHARS: usize = 64;
+
+#[derive(Serialize)]
+struct RunFileOut<'a> {
+    format: &'static str,
+    #[serde(flatten)]
+    run: &'a RunSpec,
+}
+
+#[derive(Deserialize)]
+struct RunFileIn {
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(flatten)]
+    run: RunSpec,
+}
+
 impl RunSpec {
+    /// The run as a JSON file (`format` = [`RUN_FORMAT`]).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&RunFileOut { format: RUN_FORMAT, run: self }).unwrap_or_default()
+    }
+
+    /// Reads a run file back, checking everything a hand-edited or foreign file could get
+    /// wrong. The error names the problem and what is allowed.
+    pub fn from_json(text: &str) -> Result<RunSpec, String> {
+        if text.len() > MAX_RUN_FILE_BYTES {
+            return Err(format!("the file is {} bytes; at most {MAX_RUN_FILE_BYTES} are allowed", text.len()));
+        }
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(RUN_FORMAT) => {}
+            Some(other) => {
+                return Err(format!("not an outbox-lab run file: format is '{other}', expected '{RUN_FORMAT}'"))
+            }
+            None => return Err(format!("not an outbox-lab run file: no \"format\": \"{RUN_FORMAT}\" field")),
+        }
+        let file: RunFileIn = serde_json::from_value(value)
+            .map_err(|e| format!("the run file does not match the expected shape: {e}"))?;
+        let _ = file.format;
+        let run = file.run;
+        run.validate()?;
+        Ok(run)
+    }
+
+    /// Checks the ranges a run must keep to be played safely.
+    pub fn validate(&self) -> Result<(), String> {
+        self.config.validate().map_err(|e| e.to_string())?;
+        if self.scenario.id.is_empty() || self.scenario.id.len() > MAX_KEY_CHARS {
+            return Err(format!("invalid scenario id '{}': 1 to {MAX_KEY_CHARS} characters", self.scenario.id));
+        }
+        if self.scenario.script.len() > MAX_SCRIPT_STEPS {
+            return Err(format!(
+                "the script has {} steps; at most {MAX_SCRIPT_STEPS} are allowed",
+                self.scenario.script.len()
+            ));
+        }
+        if self.interventions.len() > MAX_INTERVENTIONS {
+            return Err(format!("{} interventions; at most {MAX_INTERVENTIONS} are allowed", self.interventions.len()));
+        }
+        let commands =
+            self.scenario.script.iter().map(|s| &s.command).chain(self.interventions.iter().map(|i| &i.command));
+        let mut scratch = self.config.clone();
+        for command in commands {
+            match command {
+                Command::PlaceOrder(o) => {
+                    let chars = o.biz_key.chars().count();
+                    if chars == 0 || chars > MAX_KEY_CHARS || o.biz_key.chars().any(char::is_control) {
+                        return Err(format!(
+                            "invalid biz_key '{}': 1 to {MAX_KEY_CHARS} printable characters",
+                            o.biz_key
+                        ));
+                    }
+                    if o.amount_cents > 1_000_000_000_000 {
+                        return Err(format!(
+                            "invalid amount_cents {} for {}: at most 1000000000000",
+                            o.amount_cents, o.biz_key
+                        ));
+                    }
+                }
+                Command::StartMqOutage { duration_ms } if *duration_ms > 30 * 24 * 3_600_000 => {
+                    return Err(format!("invalid outage duration_ms {duration_ms}: at most 30 days"));
+                }
+                Command::Set { key, value } => scratch.set(key, value).map_err(|e| e.to_string())?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// A built-in scenario with its own config.
     pub fn builtin(id: &str, seed: u64) -> Result<RunSpec, String> {
         let scenario = find(id)?;
