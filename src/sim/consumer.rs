@@ -6,7 +6,6 @@
 use super::broker::Unacked;
 use super::event::{EventKind, Injection};
 use super::simulation::{Action, Ctx};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The business effect recorded for one key.
@@ -70,11 +69,6 @@ impl ConsumerState {
     }
 }
 
-#[derive(Deserialize)]
-struct Payload {
-    amount_cents: u64,
-}
-
 /// One delivery: the consumer's local transaction, then the ack.
 pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     let biz_key = message.biz_key.clone();
@@ -85,7 +79,7 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
         ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
     } else {
         // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
-        let amount_cents = serde_json::from_str::<Payload>(&message.payload).map_or(0, |p| p.amount_cents);
+        let amount_cents = super::order_service::payload_amount_cents(&message.payload).unwrap_or(0);
         ctx.emit(EventKind::EffectApplied {
             delivery_id,
             msg_id,
