@@ -29,11 +29,15 @@ pub struct Lab {
 }
 
 impl Lab {
-    pub fn new(state: &UrlState, mut notices: Vec<String>) -> Lab {
-        let spec = RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
-            notices.push(e);
-            RunSpec::builtin(crate::sim::scenario::IDS[0], 1)
-        });
+    /// The lab at `state`; `spec` (tests, imports) replaces the built-in scenario it names.
+    pub fn new(state: &UrlState, mut notices: Vec<String>, spec: Option<RunSpec>) -> Lab {
+        let spec = match spec {
+            Some(spec) => Ok(spec),
+            None => RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
+                notices.push(e);
+                RunSpec::builtin(crate::sim::scenario::IDS[0], 1)
+            }),
+        };
         let run = match spec {
             Ok(mut spec) => {
                 spec.interventions = state.interventions.clone();
@@ -161,8 +165,11 @@ pub fn LabPage(
     state: UrlState,
     #[prop(default = Vec::new())] notices: Vec<String>,
     #[prop(default = false)] sync_url: bool,
+    /// A run to show instead of the built-in scenario `state` names.
+    #[prop(optional)]
+    spec: Option<RunSpec>,
 ) -> impl IntoView {
-    let lab = Lab::new(&state, notices);
+    let lab = Lab::new(&state, notices, spec);
     autoplay(lab);
     keyboard(lab);
     if sync_url {
@@ -320,7 +327,8 @@ fn url_sync(lab: Lab) {
                 return;
             }
             if let Ok(h) = w.history() {
-                let _ = h.replace_state_with_url(&leptos::wasm_bindgen::JsValue::NULL, "", Some(&q));
+                let _ =
+                    h.replace_state_with_url(&leptos::wasm_bindgen::JsValue::NULL, "", Some(&q));
             }
         }
     });

@@ -458,11 +458,18 @@ fn parse_money(text: &str) -> Option<u64> {
     if frac.len() > 2 || whole.is_empty() && frac.is_empty() {
         return None;
     }
-    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
     let frac: u64 = match frac.len() {
         0 => 0,
         1 => frac.parse::<u64>().ok()? * 10,
         _ => frac.parse().ok()?,
     };
-    whole.checked_mul(100)?.checked_add(frac).filter(|c| *c <= 100_000_000)
+    whole
+        .checked_mul(100)?
+        .checked_add(frac)
+        .filter(|c| *c <= 100_000_000)
 }

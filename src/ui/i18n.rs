@@ -522,7 +522,9 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         MessageInserted { .. } => "INSERT outbox",
         OrderCommitted { .. } => "COMMIT",
         TransactionRolledBack { .. } => "ROLLBACK",
-        RelayScanned { picked, .. } if picked.is_empty() => w.pick("没有到点的", "0 rows", "nothing due", "0 rows"),
+        RelayScanned { picked, .. } if picked.is_empty() => {
+            w.pick("没有到点的", "0 rows", "nothing due", "0 rows")
+        }
         RelayScanned { .. } => w.pick("取票", "SELECT … LIMIT", "pick up", "SELECT … LIMIT"),
         MessagePublished { .. } => w.pick("递进窗口", "publish", "hand in", "publish"),
         MessageMarkedSent { .. } => w.pick("盖「已送」", "SENT", "stamp sent", "SENT"),
@@ -538,7 +540,9 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         BrokerWentDown { .. } => w.pick("打烊", "DOWN", "closed", "DOWN"),
         BrokerRecovered => w.pick("营业", "UP", "open", "UP"),
         EffectApplied { .. } => w.pick("做菜", "effect", "cook", "effect"),
-        DuplicateSkipped { .. } => w.pick("重复，扔掉", "ON CONFLICT", "repeat: bin it", "ON CONFLICT"),
+        DuplicateSkipped { .. } => {
+            w.pick("重复，扔掉", "ON CONFLICT", "repeat: bin it", "ON CONFLICT")
+        }
         MessageAcked { .. } => w.pick("收到", "ACK", "got it", "ACK"),
         ConsumerCrashed { .. } => w.pick("晕倒", "crash", "faints", "crash"),
         ConsumerRestarted => w.pick("醒了", "restart", "back", "restart"),

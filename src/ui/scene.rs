@@ -153,19 +153,51 @@ pub fn draw(f: &Frame, w: Words) -> String {
     let mut o = String::with_capacity(8192);
     let current = f.event.as_ref().map(|e| &e.kind);
     let touched = current.and_then(touched_msg);
-    let acting = |a: Actor| if current.is_some_and(|e| e.actor() == a) { " acting" } else { "" };
+    let acting = |a: Actor| {
+        if current.is_some_and(|e| e.actor() == a) {
+            " acting"
+        } else {
+            ""
+        }
+    };
     let label = |o: &mut String, x: i32, y: i32, class: &str, testid: &str, text: &str| {
-        let _ = write!(o, r#"<text x="{x}" y="{y}" class="{class}" data-testid="{testid}">{}</text>"#, esc(text));
+        let _ = write!(
+            o,
+            r#"<text x="{x}" y="{y}" class="{class}" data-testid="{testid}">{}</text>"#,
+            esc(text)
+        );
     };
 
-    let _ = write!(o, r#"<text x="8" y="332" class="clock-big" data-testid="scene-clock">{}</text>"#, clock(f.now_ms));
+    let _ = write!(
+        o,
+        r#"<text x="8" y="332" class="clock-big" data-testid="scene-clock">{}</text>"#,
+        clock(f.now_ms)
+    );
     o.push_str(FURNITURE);
 
     // ---- cashier and its book ----
-    let _ = write!(o, r#"<g class="order_service actor{}">"#, acting(Actor::OrderService));
+    let _ = write!(
+        o,
+        r#"<g class="order_service actor{}">"#,
+        acting(Actor::OrderService)
+    );
     label(&mut o, 100, 18, "label", "label-cashier", w.t("cashier"));
-    label(&mut o, 100, 206, "db-label", "label-orders", w.t("orders_db"));
-    label(&mut o, 100, 222, "db-count", "orders-count", &f.world.order_db.orders.len().to_string());
+    label(
+        &mut o,
+        100,
+        206,
+        "db-label",
+        "label-orders",
+        w.t("orders_db"),
+    );
+    label(
+        &mut o,
+        100,
+        222,
+        "db-count",
+        "orders-count",
+        &f.world.order_db.orders.len().to_string(),
+    );
     if let Some(tx) = f.world.order_db.open_txs.values().next() {
         let _ = write!(
             o,
@@ -188,7 +220,12 @@ pub fn draw(f: &Frame, w: Words) -> String {
     // ---- ticket rack (outbox table) ----
     let (rows, more) = rack_rows(f);
     let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
-    let carried: Vec<u64> = f.world.relays.first().map(|r| r.batch.iter().copied().collect()).unwrap_or_default();
+    let carried: Vec<u64> = f
+        .world
+        .relays
+        .first()
+        .map(|r| r.batch.iter().copied().collect())
+        .unwrap_or_default();
     o.push_str(r#"<g class="outbox_table actor">"#);
     label(&mut o, 355, 18, "label", "label-rack", w.t("rack"));
     for (i, row) in rows.iter().enumerate() {
@@ -198,46 +235,92 @@ pub fn draw(f: &Frame, w: Words) -> String {
             o,
             r#"<g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}" transform="translate({x},{y})"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
             status_class(row.status),
-            if Some(row.id) == touched { " changed" } else { "" },
-            if picked.contains(&row.id) && row.status == Status::Pending { " next-pick" } else { "" },
-            if carried.contains(&row.id) { " carried" } else { "" },
+            if Some(row.id) == touched {
+                " changed"
+            } else {
+                ""
+            },
+            if picked.contains(&row.id) && row.status == Status::Pending {
+                " next-pick"
+            } else {
+                ""
+            },
+            if carried.contains(&row.id) {
+                " carried"
+            } else {
+                ""
+            },
             row.status.as_str(),
             row.id,
             esc(&row.biz_key),
             status_word(w, row.status)
         );
         if row.retry_count > 0 {
-            let _ = write!(o, r#"<text x="25" y="41" class="retry">↻{}</text>"#, row.retry_count);
+            let _ = write!(
+                o,
+                r#"<text x="25" y="41" class="retry">↻{}</text>"#,
+                row.retry_count
+            );
             if row.status == Status::Pending {
-                let _ = write!(o, r#"<text x="25" y="52" class="clock">⏰{}</text>"#, short_clock(row.next_retry_at_ms));
+                let _ = write!(
+                    o,
+                    r#"<text x="25" y="52" class="clock">⏰{}</text>"#,
+                    short_clock(row.next_retry_at_ms)
+                );
             }
         }
         o.push_str("</g>");
     }
     if more > 0 {
-        let _ = write!(o, r#"<text x="490" y="250" class="more" text-anchor="end">+{more} {}</text>"#, esc(w.t("more")));
+        let _ = write!(
+            o,
+            r#"<text x="490" y="250" class="more" text-anchor="end">+{more} {}</text>"#,
+            esc(w.t("more"))
+        );
     }
     o.push_str("</g>");
 
     // ---- dead-letter tray ----
     o.push_str(r#"<g class="dead_letter actor">"#);
-    let _ = write!(o, r#"<text x="218" y="284" class="label small" text-anchor="start" data-testid="label-dead">{}</text>"#, esc(w.t("dead_tray")));
-    let dead = f.world.order_db.outbox.rows().filter(|r| r.status == Status::Dead);
+    let _ = write!(
+        o,
+        r#"<text x="218" y="284" class="label small" text-anchor="start" data-testid="label-dead">{}</text>"#,
+        esc(w.t("dead_tray"))
+    );
+    let dead = f
+        .world
+        .order_db
+        .outbox
+        .rows()
+        .filter(|r| r.status == Status::Dead);
     for (i, r) in dead.take(TRAY_SLOTS).enumerate() {
         let _ = write!(
             o,
             r#"<g class="ticket dead{}" data-testid="dead-ticket" transform="translate({},292)"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g>"#,
-            if Some(r.id) == touched { " changed" } else { "" },
+            if Some(r.id) == touched {
+                " changed"
+            } else {
+                ""
+            },
             222 + i * 34,
             esc(&r.biz_key),
             r.retry_count
         );
     }
-    let _ = write!(o, r#"<text x="492" y="286" text-anchor="end" class="count" data-testid="dead-count">{}</text></g>"#, f.world.order_db.outbox.count(Status::Dead));
+    let _ = write!(
+        o,
+        r#"<text x="492" y="286" text-anchor="end" class="count" data-testid="dead-count">{}</text></g>"#,
+        f.world.order_db.outbox.count(Status::Dead)
+    );
 
     // ---- kitchen window (MQ) ----
     let down = f.world.broker.is_down(f.now_ms);
-    let _ = write!(o, r#"<g class="broker actor{}{}">"#, if down { " down" } else { "" }, acting(Actor::Broker));
+    let _ = write!(
+        o,
+        r#"<g class="broker actor{}{}">"#,
+        if down { " down" } else { "" },
+        acting(Actor::Broker)
+    );
     label(&mut o, 710, 18, "label", "label-window", w.t("window"));
     let _ = write!(
         o,
@@ -245,7 +328,14 @@ pub fn draw(f: &Frame, w: Words) -> String {
         esc(w.t("in_flight")),
         f.world.broker.unacked.len()
     );
-    for (i, u) in f.world.broker.unacked.values().take(WINDOW_SLOTS).enumerate() {
+    for (i, u) in f
+        .world
+        .broker
+        .unacked
+        .values()
+        .take(WINDOW_SLOTS)
+        .enumerate()
+    {
         let copies = u.deliveries.len();
         let note = match copies {
             0 => "…".to_string(),
@@ -263,15 +353,27 @@ pub fn draw(f: &Frame, w: Words) -> String {
     if down {
         o.push_str(r#"<g class="shutter" data-testid="shutter"><rect x="645" y="28" width="130" height="228" rx="6"/>"#);
         for i in 0..9 {
-            let _ = write!(o, r#"<line x1="645" y1="{y}" x2="775" y2="{y}"/>"#, y = 40 + i * 24);
+            let _ = write!(
+                o,
+                r#"<line x1="645" y1="{y}" x2="775" y2="{y}"/>"#,
+                y = 40 + i * 24
+            );
         }
-        let _ = write!(o, r#"<text x="710" y="150" class="closed">{}</text></g>"#, esc(w.t("closed")));
+        let _ = write!(
+            o,
+            r#"<text x="710" y="150" class="closed">{}</text></g>"#,
+            esc(w.t("closed"))
+        );
     }
     if let Some(EventKind::MessageDelivered { biz_key, cause, .. }) = current {
         let _ = write!(
             o,
             r#"<g class="ticket sent flying{}" data-testid="delivery"><rect x="772" y="120" width="46" height="26" rx="3"/><text x="795" y="137" class="key">{}</text></g>"#,
-            if *cause != DeliveryCause::First { " dup" } else { "" },
+            if *cause != DeliveryCause::First {
+                " dup"
+            } else {
+                ""
+            },
             esc(biz_key)
         );
     }
@@ -279,7 +381,12 @@ pub fn draw(f: &Frame, w: Words) -> String {
 
     // ---- kitchen (consumer) ----
     let crashed = f.world.consumer.down_until_ms.is_some();
-    let _ = write!(o, r#"<g class="consumer actor{}{}">"#, if crashed { " crashed" } else { "" }, acting(Actor::Consumer));
+    let _ = write!(
+        o,
+        r#"<g class="consumer actor{}{}">"#,
+        if crashed { " crashed" } else { "" },
+        acting(Actor::Consumer)
+    );
     label(&mut o, 890, 18, "label", "label-kitchen", w.t("kitchen"));
     o.push_str(r#"<circle cx="950" cy="66" r="13" class="person chef"/><rect x="937" y="80" width="26" height="30" rx="6" class="person chef"/>"#);
     if crashed {
@@ -291,10 +398,20 @@ pub fn draw(f: &Frame, w: Words) -> String {
         if f.config.idempotent { "" } else { " off" },
         esc(w.t("spike"))
     );
-    let mut spiked: Vec<(u64, &String)> = f.world.consumer.dedup.iter().map(|(k, at)| (*at, k)).collect();
+    let mut spiked: Vec<(u64, &String)> = f
+        .world
+        .consumer
+        .dedup
+        .iter()
+        .map(|(k, at)| (*at, k))
+        .collect();
     spiked.sort();
     let n = spiked.len();
-    for (i, (_, k)) in spiked.iter().skip(n.saturating_sub(SPIKE_SLOTS)).enumerate() {
+    for (i, (_, k)) in spiked
+        .iter()
+        .skip(n.saturating_sub(SPIKE_SLOTS))
+        .enumerate()
+    {
         let _ = write!(
             o,
             r#"<g class="ticket done spiked" transform="translate(823,{})"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g>"#,
@@ -302,7 +419,10 @@ pub fn draw(f: &Frame, w: Words) -> String {
             esc(k)
         );
     }
-    let _ = write!(o, r#"<text x="877" y="254" class="count" text-anchor="start" data-testid="spike-count">{n}</text></g>"#);
+    let _ = write!(
+        o,
+        r#"<text x="877" y="254" class="count" text-anchor="start" data-testid="spike-count">{n}</text></g>"#
+    );
     let _ = write!(
         o,
         r#"<g class="basket" data-testid="basket"><text x="950" y="204" class="label small">{}</text><text x="950" y="238" class="count" data-testid="basket-count">{}</text></g>"#,
@@ -315,9 +435,18 @@ pub fn draw(f: &Frame, w: Words) -> String {
         esc(w.t("served")),
         f.effects
     );
-    let doubles = f.world.consumer.effects.values().filter(|e| e.count > 1).count();
+    let doubles = f
+        .world
+        .consumer
+        .effects
+        .values()
+        .filter(|e| e.count > 1)
+        .count();
     if doubles > 0 {
-        let _ = write!(o, r#"<text x="945" y="166" class="double" text-anchor="middle" data-testid="double-effects">⚠ ×2: {doubles}</text>"#);
+        let _ = write!(
+            o,
+            r#"<text x="945" y="166" class="double" text-anchor="middle" data-testid="double-effects">⚠ ×2: {doubles}</text>"#
+        );
     }
     o.push_str("</g>");
 
@@ -342,9 +471,17 @@ pub fn draw(f: &Frame, w: Words) -> String {
                 | EventKind::ConsumerCrashed { .. }
                 | EventKind::BrokerWentDown { .. }
                 | EventKind::AckLost { .. }
-                | EventKind::EffectApplied { recorded_key: false, .. }
+                | EventKind::EffectApplied {
+                    recorded_key: false,
+                    ..
+                }
         );
-        let width = (text.chars().map(|c| if c.is_ascii() { 7 } else { 13 }).sum::<i32>() + 16).max(40);
+        let width = (text
+            .chars()
+            .map(|c| if c.is_ascii() { 7 } else { 13 })
+            .sum::<i32>()
+            + 16)
+            .max(40);
         let _ = write!(
             o,
             r#"<g class="bubble{}" data-testid="bubble" data-seq="{}" transform="translate({},{})"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g>"#,

@@ -111,7 +111,8 @@ impl Run {
     pub fn fork(&self, cursor: usize, command: Command) -> Result<(Run, usize), String> {
         let mut spec = self.spec.clone();
         // Later interventions belong to the future that is being replaced.
-        spec.interventions.retain(|i| i.after_events <= cursor as u64);
+        spec.interventions
+            .retain(|i| i.after_events <= cursor as u64);
         spec.interventions.push(Intervention {
             after_events: cursor as u64,
             command,

@@ -4,10 +4,10 @@
 use crate::sim::checker::ViolationKind;
 use crate::sim::event::{DeliveryCause, EventKind};
 use crate::sim::outbox_table::Status;
+use crate::ui::app::tr;
 use crate::ui::app::Lab;
 use crate::ui::scene::esc;
 use crate::ui::timeline::{Frame, Run};
-use crate::ui::app::tr;
 use leptos::prelude::*;
 use std::fmt::Write;
 
@@ -64,18 +64,68 @@ pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static
         _ => "…".to_string(),
     };
     vec![
-        ("orders_committed", "订单提交", "orders committed", c[0].to_string()),
-        ("orders_rolled_back", "事务回滚", "rolled back", c[1].to_string()),
+        (
+            "orders_committed",
+            "订单提交",
+            "orders committed",
+            c[0].to_string(),
+        ),
+        (
+            "orders_rolled_back",
+            "事务回滚",
+            "rolled back",
+            c[1].to_string(),
+        ),
         ("publishes", "投递到 MQ", "published", c[2].to_string()),
         ("deliveries", "MQ 投递次数", "deliveries", c[3].to_string()),
-        ("redeliveries", "其中重复/重投", "of which again", c[6].to_string()),
-        ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", c[4].to_string()),
-        ("effects_applied", "业务生效", "effects applied", c[5].to_string()),
-        ("outbox_pending", "PENDING", "PENDING", outbox.count(Status::Pending).to_string()),
-        ("outbox_sent", "SENT", "SENT", outbox.count(Status::Sent).to_string()),
-        ("outbox_done", "DONE", "DONE", outbox.count(Status::Done).to_string()),
-        ("outbox_dead", "DEAD", "DEAD", outbox.count(Status::Dead).to_string()),
-        ("lost_orders", "丢失订单（收敛后）", "lost orders (settled)", lost),
+        (
+            "redeliveries",
+            "其中重复/重投",
+            "of which again",
+            c[6].to_string(),
+        ),
+        (
+            "duplicates_skipped",
+            "重复被幂等拦截",
+            "duplicates skipped",
+            c[4].to_string(),
+        ),
+        (
+            "effects_applied",
+            "业务生效",
+            "effects applied",
+            c[5].to_string(),
+        ),
+        (
+            "outbox_pending",
+            "PENDING",
+            "PENDING",
+            outbox.count(Status::Pending).to_string(),
+        ),
+        (
+            "outbox_sent",
+            "SENT",
+            "SENT",
+            outbox.count(Status::Sent).to_string(),
+        ),
+        (
+            "outbox_done",
+            "DONE",
+            "DONE",
+            outbox.count(Status::Done).to_string(),
+        ),
+        (
+            "outbox_dead",
+            "DEAD",
+            "DEAD",
+            outbox.count(Status::Dead).to_string(),
+        ),
+        (
+            "lost_orders",
+            "丢失订单（收敛后）",
+            "lost orders (settled)",
+            lost,
+        ),
         ("events", "事件数", "events", f.cursor.to_string()),
     ]
 }
@@ -174,8 +224,20 @@ pub fn Checks(lab: Lab) -> impl IntoView {
 
 /// The state machine PENDING → SENT → DONE / DEAD, with the event's edge and target lit.
 fn fsm_svg(edge: Option<(&'static str, Status)>) -> String {
-    let lit_edge = |name: &str| if edge.is_some_and(|(e, _)| e == name) { " lit" } else { "" };
-    let lit_node = |s: Status| if edge.is_some_and(|(_, to)| to == s) { " lit" } else { "" };
+    let lit_edge = |name: &str| {
+        if edge.is_some_and(|(e, _)| e == name) {
+            " lit"
+        } else {
+            ""
+        }
+    };
+    let lit_node = |s: Status| {
+        if edge.is_some_and(|(_, to)| to == s) {
+            " lit"
+        } else {
+            ""
+        }
+    };
     let mut o = String::from(
         r#"<svg viewBox="0 0 400 130" class="fsm"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" class="arrowhead"/></marker></defs>"#,
     );

@@ -2,9 +2,9 @@
 //! Statements of the same local transaction are shown together; the current one is marked.
 
 use crate::sim::event::{DeliveryCause, Event, EventKind, RollbackCause};
+use crate::ui::app::tr;
 use crate::ui::app::Lab;
 use crate::ui::timeline::{clock, Run};
-use crate::ui::app::tr;
 use leptos::prelude::*;
 
 pub const DDL: &str = "-- order service database

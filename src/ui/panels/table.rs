@@ -4,12 +4,12 @@
 //! thousands of rows renders one page at a time.
 
 use crate::sim::outbox_table::Status;
+use crate::ui::app::tr;
 use crate::ui::app::Lab;
 use crate::ui::scene::esc;
 use crate::ui::timeline::{clock, touched_msg, Frame};
-use std::fmt::Write;
-use crate::ui::app::tr;
 use leptos::prelude::*;
+use std::fmt::Write;
 
 pub const PAGE_ROWS: usize = 12;
 
@@ -65,7 +65,11 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                 if s.picked.is_empty() {
                     words.t("none").to_string()
                 } else {
-                    s.picked.iter().map(|p| format!("id {p}")).collect::<Vec<_>>().join(", ")
+                    s.picked
+                        .iter()
+                        .map(|p| format!("id {p}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 }
             ),
             None => words.t("no_next_scan").to_string(),
