@@ -35,7 +35,7 @@ impl Lab {
             Some(spec) => Ok(spec),
             None => RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
                 notices.push(e);
-                RunSpec::builtin(crate::sim::scenario::IDS[0], 1)
+                RunSpec::builtin(url_state::DEFAULT_SCENARIO, 1)
             }),
         };
         let run = match spec {
@@ -314,24 +314,51 @@ fn keyboard(lab: Lab) {
     on_cleanup(move || handle.remove());
 }
 
-/// Keeps the address bar a share link of what is on screen (not while playing: browsers
-/// throttle frequent history updates).
+/// Keeps the address bar a share link of what is on screen: not while playing, and only once
+/// the cursor has rested for a moment (browsers throttle frequent history updates).
 fn url_sync(lab: Lab) {
     Effect::new(move |_| {
         if lab.playing.get() {
             return;
         }
         let q = url_state::to_query(&lab.url_state());
-        if let Some(w) = web_sys::window() {
-            if w.location().search().ok().as_deref() == Some(q.as_str()) {
+        gloo_timers::callback::Timeout::new(250, move || {
+            let still = lab.playing.try_get_untracked() == Some(false)
+                && lab
+                    .run
+                    .try_with_untracked(|_| url_state::to_query(&untrack(|| lab.url_state())))
+                    .as_deref()
+                    == Some(q.as_str());
+            if !still {
                 return;
             }
-            if let Ok(h) = w.history() {
-                let _ =
-                    h.replace_state_with_url(&leptos::wasm_bindgen::JsValue::NULL, "", Some(&q));
+            if let Some(w) = web_sys::window() {
+                if w.location().search().ok().as_deref() == Some(q.as_str()) {
+                    return;
+                }
+                if let Ok(h) = w.history() {
+                    let _ = h.replace_state_with_url(
+                        &leptos::wasm_bindgen::JsValue::NULL,
+                        "",
+                        Some(&q),
+                    );
+                }
             }
-        }
+        })
+        .forget();
     });
+}
+
+/// Gives the keyboard back to the page after a choice in a drop-down (so ←/→ step the
+/// run instead of changing the selection).
+pub fn blur(ev: &leptos::ev::Event) {
+    use leptos::wasm_bindgen::JsCast;
+    if let Some(el) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.blur();
+    }
 }
 
 /// A label that follows the toggles. One function, so every label shares one closure type

@@ -1,7 +1,7 @@
 //! The instrument's knobs: transport (step, play, scrub), what to run (scenario, seed), the
 //! two toggles (language, vocabulary), and "break it on purpose".
 
-use super::app::{Lab, SPEEDS, SPEED_LABELS};
+use super::app::{blur, Lab, SPEEDS, SPEED_LABELS};
 use super::i18n::{Lang, Vocab};
 use super::timeline::clock;
 use super::url_state;
@@ -35,6 +35,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                         data-testid="scenario"
                         on:change=move |ev| {
                             let id = event_target_value(&ev);
+                            blur(&ev);
                             lab.load(&id, current_seed());
                         }
                         prop:value=current_id
@@ -175,6 +176,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                             if let Ok(i) = event_target_value(&ev).parse::<usize>() {
                                 lab.speed.set(i.min(SPEEDS.len() - 1));
                             }
+                            blur(&ev);
                         }
                     >
                         {SPEED_LABELS
@@ -315,6 +317,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                         prop:value=current
                         on:change=move |ev| {
                             let value = event_target_value(&ev);
+                            blur(&ev);
                             lab.inject(Command::Set {
                                 key: key.to_string(),
                                 value,

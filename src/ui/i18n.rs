@@ -160,6 +160,10 @@ impl Words {
             "by_id" => l("按 id", "By id"),
             "index_order" => l("索引顺序 (status, next_retry_at)", "Index order (status, next_retry_at)"),
             "next_pick" => l("下一轮扫描会取走", "the next scan picks"),
+            "legend" => l(
+                "▶ 下一轮扫描取走 · • 此刻已到期 · 扫描只沿 PENDING 段走到 LIMIT 或第一条未到期的",
+                "▶ picked by the next scan · • due now · a scan walks only the PENDING range, up to LIMIT or the first row not yet due",
+            ),
             "no_next_scan" => l("日志里之后没有扫描", "no further scan in the log"),
             "rows" => l("行", "rows"),
             "page" => l("页", "page"),
@@ -498,10 +502,17 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
                 "[injected] The consumer will crash after its next commit, before the ack",
             )
             .to_string(),
-        Injection::ConfigChanged { key, value } => match zh {
-            true => format!("【设置】{key} = {value}"),
-            false => format!("[setting] {key} = {value}"),
-        },
+        Injection::ConfigChanged { key, value } => {
+            if m {
+                if let Some(text) = setting_in_words(zh, key, value) {
+                    return text;
+                }
+            }
+            match zh {
+                true => format!("【设置】{key} = {value}"),
+                false => format!("[setting] {key} = {value}"),
+            }
+        }
         Injection::SettleStarted => w
             .pick(
                 "收尾：不再出故障，等所有小票各有归宿",
@@ -549,4 +560,38 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         MessageDone { .. } => "DONE",
         Injected(_) => w.lang("注入", "injected"),
     }
+}
+
+/// A setting change told in the restaurant's words (None: no such words; the key is shown).
+fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
+    let ms = || value.parse::<u64>().ok().map(span);
+    Some(match (key, zh) {
+        ("batch_size", true) => format!("【设置】跑堂每趟最多拿 {value} 张小票"),
+        ("batch_size", false) => format!("[setting] The runner carries at most {value} tickets per trip"),
+        ("scan_interval_ms", true) => format!("【设置】跑堂每 {} 巡视一次票夹", ms()?),
+        ("scan_interval_ms", false) => format!("[setting] The runner checks the rack every {}", ms()?),
+        ("backoff_base_ms", true) => format!("【设置】没送出去的小票先等 {}，之后每次加倍", ms()?),
+        ("backoff_base_ms", false) => format!("[setting] A ticket that was not taken waits {} first, doubling each time", ms()?),
+        ("max_retries", true) => format!("【设置】一张小票最多重试 {value} 次，再不行就进死信托盘"),
+        ("max_retries", false) => format!("[setting] A ticket is retried at most {value} times, then goes to the dead-letter tray"),
+        ("idempotent", true) => match value {
+            "true" => "【设置】后厨会先查订单钉，重复的单扔进废纸篓".to_string(),
+            _ => "【设置】后厨不再查订单钉：来一张做一张".to_string(),
+        },
+        ("idempotent", false) => match value {
+            "true" => "[setting] The kitchen checks the spike first and bins repeats".to_string(),
+            _ => "[setting] The kitchen stops checking the spike: every ticket gets cooked".to_string(),
+        },
+        ("mq_duplicate_rate", true) => match value {
+            "0" => "【设置】出菜窗口不再重复递单".to_string(),
+            "1" => "【设置】出菜窗口每张小票都会递两次（至少一次投递的极端情形）".to_string(),
+            _ => format!("【设置】出菜窗口有 {value} 的概率把小票递两次"),
+        },
+        ("mq_duplicate_rate", false) => match value {
+            "0" => "[setting] The window stops passing tickets twice".to_string(),
+            "1" => "[setting] The window passes every ticket twice (at-least-once, at its worst)".to_string(),
+            _ => format!("[setting] The window passes a ticket twice with probability {value}"),
+        },
+        _ => return None,
+    })
 }

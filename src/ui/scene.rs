@@ -264,7 +264,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
             if row.status == Status::Pending {
                 let _ = write!(
                     o,
-                    r#"<text x="25" y="52" class="clock">⏰{}</text>"#,
+                    r#"<text x="25" y="52" class="clock">@{}</text>"#,
                     short_clock(row.next_retry_at_ms)
                 );
             }
@@ -457,10 +457,10 @@ pub fn draw(f: &Frame, w: Words) -> String {
                 EventKind::MessageDone { .. } => (355, 34),
                 _ => (100, 34),
             },
-            Actor::Relay => (if runner_at_window(f) { 630 } else { 560 }, 136),
+            Actor::Relay => (if runner_at_window(f) { 610 } else { 540 }, 112),
             Actor::Broker => (710, 34),
             Actor::Consumer => (890, 34),
-            Actor::Lab => (500, 20),
+            Actor::Lab => (572, 20),
         };
         let text = bubble(w, e);
         let bad = matches!(

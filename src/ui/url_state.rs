@@ -20,7 +20,7 @@ pub struct UrlState {
 impl Default for UrlState {
     fn default() -> Self {
         UrlState {
-            scenario: scenario::IDS[0].to_string(),
+            scenario: DEFAULT_SCENARIO.to_string(),
             seed: 1,
             step: None,
             lang: Lang::Zh,
@@ -29,6 +29,9 @@ impl Default for UrlState {
         }
     }
 }
+
+/// The scenario a link without (or with a bad) `scenario=` opens.
+pub const DEFAULT_SCENARIO: &str = "seed-demo";
 
 const KNOWN: [&str; 6] = ["scenario", "seed", "step", "lang", "view", "x"];
 
@@ -48,7 +51,7 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
                 } else {
                     notices.push(format!(
                         "scenario=\"{v}\": unknown scenario / 未知场景 (→ {}; {})",
-                        scenario::IDS[0],
+                        DEFAULT_SCENARIO,
                         scenario::IDS.join(", ")
                     ));
                 }

@@ -108,6 +108,9 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                     {tr(lab, "index_order")}
                 </button>
                 <span class="next-scan" data-testid="next-scan">{next_scan}</span>
+                <Show when=move || order.get() == Order::Index>
+                    <span class="legend">{tr(lab, "legend")}</span>
+                </Show>
             </div>
             <Show
                 when=move || { total() > 0 }
@@ -138,7 +141,7 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                     <span data-testid="page">
                         {tr(lab, "page")} " " {move || page.get().min(pages() - 1) + 1} " / " {pages}
                     </span>
-                    <button data-testid="page-next" disabled=move || page.get() + 1 >= pages() on:click=move |_| page.update(|p| *p += 1)>
+                    <button data-testid="page-next" disabled=move || { page.get() + 1 >= pages() } on:click=move |_| page.update(|p| *p += 1)>
                         {tr(lab, "next")}
                     </button>
                 </div>
