@@ -109,6 +109,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                     </g>
                 </g>
             </svg>
+            <p class="legend" data-testid="legend" inner_html=move || legend(lab.words())></p>
         </section>
     }
 }
@@ -124,6 +125,26 @@ fn runner_at_window(f: &Frame) -> bool {
                 | EventKind::RelayBatchFinished { .. }
         )
     )
+}
+
+/// What the colours and marks on the stage mean.
+fn legend(w: Words) -> String {
+    let mut o = String::new();
+    for s in Status::ALL {
+        o.push_str(&format!(
+            r#"<span class="key"><i class="swatch {}"></i>{}</span>"#,
+            status_class(s),
+            status_word(w, s)
+        ));
+    }
+    o.push_str(&format!(
+        r#"<span class="key"><i class="swatch next"></i>{}</span><span class="key"><i class="swatch again"></i>{}</span><span class="key">↻ {} · @ {}</span>"#,
+        w.pick("下一轮会被取走", "下一轮扫描会选中", "taken on the next round", "picked by the next scan"),
+        w.pick("重复/重投的副本", "重复投递/重投", "a second copy", "duplicate / redelivery"),
+        w.pick("重试次数", "retry_count", "retries", "retry_count"),
+        w.pick("下次再试的时刻", "next_retry_at", "next try at", "next_retry_at"),
+    ));
+    o
 }
 
 /// Escapes text for the SVG markup below.
