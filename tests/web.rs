@@ -108,8 +108,7 @@ impl Mounted {
             .el(selector)
             .unchecked_into::<web_sys::HtmlSelectElement>();
         el.set_value(value);
-        el.dispatch_event(&web_sys::Event::new("change").unwrap())
-            .unwrap();
+        el.dispatch_event(&bubbling("change")).unwrap();
         settle().await;
     }
     async fn scrub(&self, to: usize) {
@@ -117,8 +116,7 @@ impl Mounted {
             .el("[data-testid=scrubber]")
             .unchecked_into::<web_sys::HtmlInputElement>();
         el.set_value(&to.to_string());
-        el.dispatch_event(&web_sys::Event::new("input").unwrap())
-            .unwrap();
+        el.dispatch_event(&bubbling("input")).unwrap();
         settle().await;
     }
     fn cursor(&self) -> usize {
@@ -134,6 +132,13 @@ impl Mounted {
     fn cell(&self, key: &str) -> String {
         self.text(&format!("[data-testid={key}] td"))
     }
+}
+
+/// An event that bubbles, as the browser's own `change` and `input` do.
+fn bubbling(kind: &str) -> web_sys::Event {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()
 }
 
 async fn key(name: &str) {

@@ -11,14 +11,70 @@ use crate::sim::scenario::{self, Command};
 use crate::ui::app::tr;
 use leptos::prelude::*;
 
+/// What a transport or toggle button (`data-cmd`) does.
+fn run_cmd(lab: Lab, cmd: &str) {
+    let n = lab.run.with_untracked(|r| r.len());
+    match cmd {
+        "lang" => lab
+            .lang
+            .update(|l| *l = if *l == Lang::Zh { Lang::En } else { Lang::Zh }),
+        "view" => lab.vocab.update(|v| {
+            *v = if *v == Vocab::Metaphor {
+                Vocab::Tech
+            } else {
+                Vocab::Metaphor
+            }
+        }),
+        "play" => {
+            if lab.cursor.get_untracked() >= n && !lab.playing.get_untracked() {
+                lab.go(0);
+            }
+            lab.playing.update(|p| *p = !*p);
+        }
+        "reset" => {
+            let (id, seed) = lab
+                .run
+                .with_untracked(|r| (r.spec.scenario.id.clone(), r.spec.seed));
+            lab.load(&id, seed);
+        }
+        "home" | "back" | "fwd" | "end" => {
+            lab.playing.set(false);
+            match cmd {
+                "home" => lab.go(0),
+                "back" => lab.step_by(-1),
+                "fwd" => lab.step_by(1),
+                _ => lab.go(n),
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a drop-down or field (`data-role`) changes.
+fn run_change(lab: Lab, role: &str, value: String) {
+    let (id, seed) = lab
+        .run
+        .with_untracked(|r| (r.spec.scenario.id.clone(), r.spec.seed));
+    match role {
+        "scenario" => lab.load(&value, seed),
+        "speed" => {
+            if let Ok(i) = value.parse::<usize>() {
+                lab.speed.set(i.min(SPEEDS.len() - 1));
+            }
+        }
+        "seed" => match value.trim().parse::<u64>() {
+            Ok(seed) => lab.load(&id, seed),
+            Err(_) => lab
+                .notices
+                .update(|n| n.push(format!("seed \"{value}\": 0..=18446744073709551615"))),
+        },
+        _ => {}
+    }
+}
+
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
-    let w = move || lab.words();
     let n = move || lab.len();
-    let at_end = move || lab.cursor.get() >= n();
-    let seed_text = RwSignal::new(String::new());
-    let current_id = move || lab.run.with(|r| r.spec.scenario.id.clone());
-    let current_seed = move || lab.run.with(|r| r.spec.seed);
     let title = move || {
         lab.run.with(|r| match lab.lang.get() {
             Lang::Zh => r.spec.scenario.title_zh.clone(),
@@ -26,25 +82,51 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         })
     };
     let share = move || url_state::to_query(&lab.url_state());
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use leptos::wasm_bindgen::JsCast;
+        if let Some(cmd) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("[data-cmd]").ok().flatten())
+            .and_then(|el| el.get_attribute("data-cmd"))
+        {
+            run_cmd(lab, &cmd);
+        }
+    };
+    let on_change = move |ev: leptos::ev::Event| {
+        use leptos::wasm_bindgen::JsCast;
+        let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
+            return;
+        };
+        if let Some(role) = el.get_attribute("data-role") {
+            let value = event_target_value(&ev);
+            blur(&ev);
+            run_change(lab, &role, value);
+        }
+    };
+    let scenarios: String = scenario::IDS
+        .iter()
+        .map(|id| format!(r#"<option value="{id}">{id}</option>"#))
+        .collect();
+    let speeds: String = SPEED_LABELS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!(r#"<option value="{i}">{s}</option>"#))
+        .collect();
     view! {
-        <section class="controls" data-testid="controls">
+        <section class="controls" data-testid="controls" on:click=on_click on:change=on_change>
             <div class="row pick">
                 <label>
                     {tr(lab, "scenario")} " "
                     <select
                         data-testid="scenario"
-                        on:change=move |ev| {
-                            let id = event_target_value(&ev);
-                            blur(&ev);
-                            lab.load(&id, current_seed());
-                        }
-                        prop:value=current_id
-                    >
-                        {scenario::IDS
-                            .iter()
-                            .map(|id| view! { <option value=*id>{*id}</option> })
-                            .collect_view()}
-                    </select>
+                        data-role="scenario"
+                        inner_html=scenarios
+                        prop:value=move || lab.run.with(|r| r.spec.scenario.id.clone())
+                    ></select>
                 </label>
                 <label>
                     {tr(lab, "seed")} " "
@@ -53,49 +135,20 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                         min="0"
                         class="seed"
                         data-testid="seed"
-                        prop:value=move || current_seed().to_string()
-                        on:input=move |ev| seed_text.set(event_target_value(&ev))
-                        on:change=move |ev| {
-                            let text = event_target_value(&ev);
-                            match text.trim().parse::<u64>() {
-                                Ok(seed) => lab.load(&current_id(), seed),
-                                Err(_) => {
-                                    lab.notices
-                                        .update(|n| {
-                                            n.push(format!("seed \"{text}\": 0..=18446744073709551615"))
-                                        })
-                                }
-                            }
-                        }
+                        data-role="seed"
+                        prop:value=move || lab.run.with(|r| r.spec.seed.to_string())
                     />
                 </label>
                 <span class="toggles">
-                    <button
-                        class="toggle"
-                        data-testid="lang"
-                        on:click=move |_| {
-                            lab.lang.update(|l| *l = if *l == Lang::Zh { Lang::En } else { Lang::Zh })
-                        }
-                        title="中文 / English"
-                    >
+                    <button class="toggle" data-testid="lang" data-cmd="lang" title="中文 / English">
                         {move || if lab.lang.get() == Lang::Zh { "English" } else { "中文" }}
                     </button>
-                    <button
-                        class="toggle"
-                        data-testid="view"
-                        aria-pressed=move || (lab.vocab.get() == Vocab::Tech).to_string()
-                        on:click=move |_| {
-                            lab.vocab
-                                .update(|v| {
-                                    *v = if *v == Vocab::Metaphor { Vocab::Tech } else { Vocab::Metaphor }
-                                })
-                        }
-                    >
+                    <button class="toggle" data-testid="view" data-cmd="view">
                         {move || {
                             if lab.vocab.get() == Vocab::Metaphor {
-                                w().t("vocab_tech")
+                                lab.words().t("vocab_tech")
                             } else {
-                                w().t("vocab_metaphor")
+                                lab.words().t("vocab_metaphor")
                             }
                         }}
                     </button>
@@ -106,93 +159,22 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             </div>
             <p class="scenario-title" data-testid="scenario-title">{title}</p>
             <div class="row transport">
-                <button
-                    data-testid="home"
-                    title=tr(lab, "home")
-                    aria-label=tr(lab, "home")
-                    on:click=move |_| {
-                        lab.playing.set(false);
-                        lab.go(0);
-                    }
-                >
-                    "|◀"
+                <button data-testid="home" data-cmd="home" title=tr(lab, "home") aria-label=tr(lab, "home")>"|◀"</button>
+                <button data-testid="back" data-cmd="back" title=tr(lab, "back") aria-label=tr(lab, "back")
+                    disabled=move || lab.cursor.get() == 0>"◀"</button>
+                <button class="play" data-testid="play" data-cmd="play">
+                    {move || if lab.playing.get() { "❚❚ " } else { "▶ " }}
+                    {move || if lab.playing.get() { lab.words().t("pause") } else { lab.words().t("play") }}
                 </button>
-                <button
-                    data-testid="back"
-                    title=tr(lab, "back")
-                    aria-label=tr(lab, "back")
-                    disabled=move || lab.cursor.get() == 0
-                    on:click=move |_| {
-                        lab.playing.set(false);
-                        lab.step_by(-1);
-                    }
-                >
-                    "◀"
-                </button>
-                <button
-                    class="play"
-                    data-testid="play"
-                    aria-label=move || if lab.playing.get() { w().t("pause") } else { w().t("play") }
-                    on:click=move |_| {
-                        if at_end() && !lab.playing.get_untracked() {
-                            lab.go(0);
-                        }
-                        lab.playing.update(|p| *p = !*p)
-                    }
-                >
-                    {move || if lab.playing.get() { "❚❚" } else { "▶" }}
-                    " "
-                    {move || if lab.playing.get() { w().t("pause") } else { w().t("play") }}
-                </button>
-                <button
-                    data-testid="fwd"
-                    title=tr(lab, "fwd")
-                    aria-label=tr(lab, "fwd")
-                    disabled=at_end
-                    on:click=move |_| {
-                        lab.playing.set(false);
-                        lab.step_by(1);
-                    }
-                >
-                    "▶"
-                </button>
-                <button
-                    data-testid="end"
-                    title=tr(lab, "end")
-                    aria-label=tr(lab, "end")
-                    on:click=move |_| {
-                        lab.playing.set(false);
-                        lab.go(n());
-                    }
-                >
-                    "▶|"
-                </button>
+                <button data-testid="fwd" data-cmd="fwd" title=tr(lab, "fwd") aria-label=tr(lab, "fwd")
+                    disabled=move || { lab.cursor.get() >= n() }>"▶"</button>
+                <button data-testid="end" data-cmd="end" title=tr(lab, "end") aria-label=tr(lab, "end")>"▶|"</button>
                 <label class="speed">
                     {tr(lab, "speed")} " "
-                    <select
-                        data-testid="speed"
-                        prop:value=move || lab.speed.get().to_string()
-                        on:change=move |ev| {
-                            if let Ok(i) = event_target_value(&ev).parse::<usize>() {
-                                lab.speed.set(i.min(SPEEDS.len() - 1));
-                            }
-                            blur(&ev);
-                        }
-                    >
-                        {SPEED_LABELS
-                            .iter()
-                            .enumerate()
-                            .map(|(i, s)| view! { <option value=i.to_string()>{*s}</option> })
-                            .collect_view()}
-                    </select>
+                    <select data-testid="speed" data-role="speed" inner_html=speeds
+                        prop:value=move || lab.speed.get().to_string()></select>
                 </label>
-                <button
-                    data-testid="reset"
-                    on:click=move |_| lab.load(&current_id(), current_seed())
-                    title=tr(lab, "reset")
-                >
-                    {tr(lab, "reset")}
-                </button>
+                <button data-testid="reset" data-cmd="reset" title=tr(lab, "reset")>{tr(lab, "reset")}</button>
             </div>
             <div class="row scrub">
                 <input
@@ -210,8 +192,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                     }
                 />
                 <span class="position" data-testid="position">
-                    {tr(lab, "step")} " "
-                    <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
+                    {tr(lab, "step")} " " <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
                     <span data-testid="total">{n}</span> " · " {tr(lab, "time")} " "
                     <b data-testid="clock">{move || clock(lab.frame.with(|f| f.now_ms))}</b>
                 </span>
@@ -290,96 +271,134 @@ fn choice_label(key: &str, value: &str) -> String {
     }
 }
 
+/// The knobs as HTML for the config in force (re-rendered only when it or the language changes).
+fn knobs_html(config: &crate::sim::Config, lang: Lang) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    for k in KNOBS.iter() {
+        let now = config.get(k.key).unwrap_or_default();
+        let _ = write!(
+            o,
+            r#"<label class="knob"><span>{} <code>{}</code></span><select data-testid="set-{}" data-key="{}">"#,
+            if lang == Lang::Zh { k.zh } else { k.en },
+            k.key,
+            k.key,
+            k.key
+        );
+        let mut choices: Vec<String> = k.choices.iter().map(|c| c.to_string()).collect();
+        if !choices.contains(&now) {
+            choices.push(now.clone());
+        }
+        for c in choices {
+            let _ = write!(
+                o,
+                r#"<option value="{}"{}>{}</option>"#,
+                super::scene::esc(&c),
+                if c == now { " selected" } else { "" },
+                super::scene::esc(&choice_label(k.key, &c))
+            );
+        }
+        o.push_str("</select></label>");
+    }
+    o
+}
+
+/// The command a button of the panel stands for (`data-cmd`), with the panel's inputs.
+fn command_of(lab: Lab, cmd: &str, panel: &web_sys::Element) -> Option<Command> {
+    let value = |testid: &str| -> String {
+        use leptos::wasm_bindgen::JsCast;
+        panel
+            .query_selector(&format!("[data-testid={testid}]"))
+            .ok()
+            .flatten()
+            .and_then(|el| {
+                el.clone()
+                    .dyn_into::<web_sys::HtmlInputElement>()
+                    .map(|i| i.value())
+                    .or_else(|el| {
+                        el.dyn_into::<web_sys::HtmlSelectElement>()
+                            .map(|s| s.value())
+                    })
+                    .ok()
+            })
+            .unwrap_or_default()
+    };
+    Some(match cmd {
+        "order" => Command::PlaceOrder(OrderRequest {
+            biz_key: next_key(lab),
+            amount_cents: parse_money(&value("order-amount")).unwrap_or(1_250),
+            fault: fault_of(&value("order-fault")),
+        }),
+        "outage" => Command::StartMqOutage {
+            duration_ms: value("outage-duration").parse().unwrap_or(600_000),
+        },
+        "outage-stop" => Command::StopMqOutage,
+        "dup" => Command::DuplicateNextDelivery,
+        "crash" => Command::CrashConsumerBeforeAck,
+        "scan" => Command::ScanNow,
+        _ => return None,
+    })
+}
+
 #[component]
 pub fn BreakIt(lab: Lab) -> impl IntoView {
-    let fault = RwSignal::new(String::from("0"));
-    let amount = RwSignal::new(String::from("12.50"));
-    let outage = RwSignal::new(String::from("600000"));
-    let place = move |_| {
-        let cents = parse_money(&amount.get_untracked()).unwrap_or(1_250);
-        lab.inject(Command::PlaceOrder(OrderRequest {
-            biz_key: next_key(lab),
-            amount_cents: cents,
-            fault: fault_of(&fault.get_untracked()),
-        }));
+    let config = Memo::new(move |_| lab.frame.with(|f| f.config.clone()));
+    let knobs = move || config.with(|c| knobs_html(c, lab.lang.get()));
+    let panel = NodeRef::<leptos::html::Section>::new();
+    // One handler for every button of the panel (`data-cmd`) ...
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use leptos::wasm_bindgen::JsCast;
+        let Some(button) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("[data-cmd]").ok().flatten())
+        else {
+            return;
+        };
+        let (Some(cmd), Some(panel)) = (button.get_attribute("data-cmd"), panel.get_untracked())
+        else {
+            return;
+        };
+        if let Some(command) = command_of(lab, &cmd, &panel) {
+            lab.inject(command);
+        }
     };
-    let knobs = KNOBS
-        .iter()
-        .map(|k| {
-            let key = k.key;
-            let current = move || lab.frame.with(|f| f.config.get(key).unwrap_or_default());
-            let label = move || if lab.lang.get() == Lang::Zh { k.zh } else { k.en };
-            view! {
-                <label class="knob">
-                    <span>{label} " " <code>{key}</code></span>
-                    <select
-                        data-testid=format!("set-{key}")
-                        prop:value=current
-                        on:change=move |ev| {
-                            let value = event_target_value(&ev);
-                            blur(&ev);
-                            lab.inject(Command::Set {
-                                key: key.to_string(),
-                                value,
-                            });
-                        }
-                    >
-                        {move || {
-                            let now = current();
-                            let mut choices: Vec<String> = k.choices.iter().map(|c| c.to_string()).collect();
-                            if !choices.contains(&now) {
-                                choices.push(now.clone());
-                            }
-                            choices
-                                .into_iter()
-                                .map(|c| {
-                                    let text = choice_label(key, &c);
-                                    let selected = c == now;
-                                    view! { <option value=c selected=selected>{text}</option> }
-                                })
-                                .collect_view()
-                        }}
-                    </select>
-                </label>
-            }
-        })
-        .collect_view();
+    // ... and one for every setting (`data-key`).
+    let on_change = move |ev: leptos::ev::Event| {
+        use leptos::wasm_bindgen::JsCast;
+        let Some(select) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        else {
+            return;
+        };
+        if let Some(key) = select.get_attribute("data-key") {
+            let value = select.value();
+            blur(&ev);
+            lab.inject(Command::Set { key, value });
+        }
+    };
     let interventions = move || {
         lab.run.with(|r| {
             url_state::encode_interventions(&r.spec.interventions)
                 .split(',')
                 .filter(|s| !s.is_empty())
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
+                .map(|s| format!("<code>{}</code> ", super::scene::esc(s)))
+                .collect::<String>()
         })
     };
     view! {
-        <section class="panel break" data-testid="break">
+        <section class="panel break" data-testid="break" node_ref=panel on:click=on_click on:change=on_change>
             <h2>{tr(lab, "break")}</h2>
             <p class="hint">
-                {tr(lab, "break_hint")} " (" {tr(lab, "step")} " "
-                {move || lab.cursor.get()} ")"
+                {tr(lab, "break_hint")} " (" {tr(lab, "step")} " " {move || lab.cursor.get()} ")"
             </p>
             <div class="inject-order">
-                <button class="inject" data-testid="inject-order" on:click=place>
-                    {tr(lab, "place_order")}
-                </button>
-                <label>
-                    "¥"
-                    <input
-                        class="amount"
-                        data-testid="order-amount"
-                        prop:value=move || amount.get()
-                        on:input=move |ev| amount.set(event_target_value(&ev))
-                    />
-                </label>
+                <button class="inject" data-testid="inject-order" data-cmd="order">{tr(lab, "place_order")}</button>
+                <label>"¥" <input class="amount" data-testid="order-amount" value="12.50"/></label>
                 <label>
                     {tr(lab, "fault")} " "
-                    <select
-                        data-testid="order-fault"
-                        prop:value=move || fault.get()
-                        on:change=move |ev| fault.set(event_target_value(&ev))
-                    >
+                    <select data-testid="order-fault">
                         <option value="0">{tr(lab, "fault_none")}</option>
                         <option value="1">{tr(lab, "fault_after_order")}</option>
                         <option value="2">{tr(lab, "fault_after_msg")}</option>
@@ -388,68 +407,23 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                 </label>
             </div>
             <div class="inject-row">
-                <button
-                    class="inject"
-                    data-testid="inject-outage"
-                    on:click=move |_| {
-                        let ms = outage.get_untracked().parse().unwrap_or(600_000);
-                        lab.inject(Command::StartMqOutage { duration_ms: ms })
-                    }
-                >
-                    {tr(lab, "outage_start")}
-                </button>
-                <select
-                    data-testid="outage-duration"
-                    prop:value=move || outage.get()
-                    on:change=move |ev| outage.set(event_target_value(&ev))
-                >
+                <button class="inject" data-testid="inject-outage" data-cmd="outage">{tr(lab, "outage_start")}</button>
+                <select data-testid="outage-duration">
                     <option value="60000">"1 min"</option>
-                    <option value="600000">"10 min"</option>
+                    <option value="600000" selected>"10 min"</option>
                     <option value="3600000">"1 h"</option>
                 </select>
-                <button
-                    class="inject"
-                    data-testid="inject-outage-stop"
-                    on:click=move |_| lab.inject(Command::StopMqOutage)
-                >
-                    {tr(lab, "outage_stop")}
-                </button>
+                <button class="inject" data-testid="inject-outage-stop" data-cmd="outage-stop">{tr(lab, "outage_stop")}</button>
             </div>
             <div class="inject-row">
-                <button
-                    class="inject"
-                    data-testid="inject-dup"
-                    on:click=move |_| lab.inject(Command::DuplicateNextDelivery)
-                >
-                    {tr(lab, "dup_next")}
-                </button>
-                <button
-                    class="inject"
-                    data-testid="inject-crash"
-                    on:click=move |_| lab.inject(Command::CrashConsumerBeforeAck)
-                >
-                    {tr(lab, "crash")}
-                </button>
-                <button
-                    class="inject"
-                    data-testid="inject-scan"
-                    on:click=move |_| lab.inject(Command::ScanNow)
-                >
-                    {tr(lab, "scan_now")}
-                </button>
+                <button class="inject" data-testid="inject-dup" data-cmd="dup">{tr(lab, "dup_next")}</button>
+                <button class="inject" data-testid="inject-crash" data-cmd="crash">{tr(lab, "crash")}</button>
+                <button class="inject" data-testid="inject-scan" data-cmd="scan">{tr(lab, "scan_now")}</button>
             </div>
-            <div class="knobs">{knobs}</div>
-            <Show when=move || lab.run.with(|r| !r.spec.interventions.is_empty())>
-                <p class="interventions" data-testid="interventions">
-                    {tr(lab, "interventions")} ": "
-                    {move || {
-                        interventions()
-                            .into_iter()
-                            .map(|s| view! { <code>{s}</code> " " })
-                            .collect_view()
-                    }}
-                </p>
-            </Show>
+            <div class="knobs" inner_html=knobs></div>
+            <p class="interventions" data-testid="interventions" class:empty=move || lab.run.with(|r| r.spec.interventions.is_empty())>
+                {tr(lab, "interventions")} ": " <span inner_html=interventions></span>
+            </p>
         </section>
     }
 }

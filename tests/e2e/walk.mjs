@@ -79,6 +79,7 @@ await shot('seed-demo-16-en-tech');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === 'Cashier', 'English metaphor: Cashier');
 await shot('seed-demo-16-en-metaphor');
+await page.waitForTimeout(500); // the address follows once the cursor rests
 ok(page.url().includes('lang=en') && page.url().includes('step=16'), `the address is a share link (${page.url().split('?')[1]})`);
 await page.click('[data-testid=lang]');
 await page.click('[data-testid=view]');
