@@ -428,6 +428,14 @@ pub fn draw(f: &Frame, w: Words) -> String {
         .collect();
     spiked.sort();
     let n = spiked.len();
+    let just_spiked = match current {
+        Some(EventKind::EffectApplied {
+            biz_key,
+            recorded_key: true,
+            ..
+        }) => Some(biz_key.as_str()),
+        _ => None,
+    };
     for (i, (_, k)) in spiked
         .iter()
         .skip(n.saturating_sub(SPIKE_SLOTS))
@@ -435,9 +443,21 @@ pub fn draw(f: &Frame, w: Words) -> String {
     {
         let _ = write!(
             o,
-            r#"<g class="ticket done spiked" transform="translate(823,{})"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g>"#,
+            r#"<g class="ticket done spiked{}" transform="translate(823,{})"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g>"#,
+            if just_spiked == Some(k.as_str()) {
+                " changed"
+            } else {
+                ""
+            },
             232 - i * 14,
             esc(k)
+        );
+    }
+    if let Some(EventKind::DuplicateSkipped { biz_key, .. }) = current {
+        let _ = write!(
+            o,
+            r#"<g class="ticket sent binned" data-testid="binned" transform="translate(930,204)"><rect width="40" height="14" rx="2"/><text x="20" y="11" class="key">{}</text></g>"#,
+            esc(biz_key)
         );
     }
     let _ = write!(

@@ -124,6 +124,16 @@ for (const s of scenarios) {
   await shot(`${s.scenario}-end-en-tech`);
 }
 
+// ---- reduced motion: nothing moves by animation ----
+await page.emulateMedia({ reducedMotion: 'reduce' });
+await page.goto(`${url}?scenario=seed-demo&step=12`);
+await page.waitForSelector('[data-testid=runner]');
+const motion = await page.$eval('[data-testid=runner]', (el) => getComputedStyle(el).transitionDuration);
+ok(motion === '0s', `prefers-reduced-motion: the runner does not glide (transition ${motion})`);
+await page.emulateMedia({ reducedMotion: 'no-preference' });
+const glide = await (async () => { await page.reload(); await page.waitForSelector('[data-testid=runner]'); return page.$eval('[data-testid=runner]', (el) => getComputedStyle(el).transitionDuration); })();
+ok(glide !== '0s', `otherwise the runner walks (transition ${glide})`);
+
 // ---- a bad link still shows the lab, with a notice ----
 await page.goto(`${url}?scenario=nope&seed=abc&step=-1&lang=fr`);
 await page.waitForSelector('[data-testid=scene]');

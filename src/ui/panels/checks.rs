@@ -272,6 +272,8 @@ fn fsm_svg(edge: Option<(&'static str, Status)>) -> String {
             s.as_str()
         );
     }
-    o.push_str(r#"<text x="82" y="8" class="edge-label">retry+1</text></svg>"#);
+    o.push_str(
+        r#"<text x="104" y="10" class="edge-label" text-anchor="start">retry_count+1</text></svg>"#,
+    );
     o
 }

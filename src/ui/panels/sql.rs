@@ -245,7 +245,7 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
                     o
                 }
             }></pre>
-            <details class="ddl">
+            <details class="ddl" prop:open=move || lab.cursor.get() == 0>
                 <summary>{tr(lab, "ddl")}</summary>
                 <pre class="code" data-testid="ddl">{DDL}</pre>
             </details>
