@@ -118,16 +118,18 @@ impl Lab {
         }
     }
 
-    /// Breaks it on purpose: the command happens after the events up to the cursor; the
-    /// cursor moves onto the first event it caused.
+    /// Breaks it on purpose: the command happens after the events up to the cursor (or, if
+    /// that falls inside one step of the simulation, right after that step); the cursor moves
+    /// onto the first event it caused.
     pub fn inject(&self, command: Command) {
         let cursor = self.cursor.get_untracked();
         let forked = self.run.with_untracked(|r| r.fork(cursor, command));
         match forked {
-            Ok((run, landed)) => {
+            Ok((run, parted)) => {
                 let len = run.len();
                 self.run.set(Arc::new(run));
-                self.cursor.set((landed + 1).min(len));
+                // Onto the first event the command caused; if it caused none, stay.
+                self.cursor.set(parted.map_or(cursor, |at| at + 1).min(len));
             }
             Err(e) => self.notices.update(|n| n.push(e)),
         }

@@ -107,8 +107,9 @@ impl Run {
     }
 
     /// The same spec with one more intervention after `cursor` events, played again.
-    /// Returns the new run and where the injected command's first event landed.
-    pub fn fork(&self, cursor: usize, command: Command) -> Result<(Run, usize), String> {
+    /// Returns the new run and where the two logs part (the injected command's first event),
+    /// or None if the command changed nothing.
+    pub fn fork(&self, cursor: usize, command: Command) -> Result<(Run, Option<usize>), String> {
         let mut spec = self.spec.clone();
         // Later interventions belong to the future that is being replaced.
         spec.interventions
@@ -118,14 +119,14 @@ impl Run {
             command,
         });
         let run = Run::play(spec)?;
-        let landed = self
+        let parted = self
             .events
             .iter()
             .zip(run.events.iter())
             .position(|(a, b)| a != b)
-            .unwrap_or(self.events.len().min(run.events.len()))
-            .max(cursor.min(run.len()));
-        Ok((run, landed))
+            .or_else(|| (run.len() != self.len()).then(|| self.len().min(run.len())))
+            .map(|at| at.max(cursor));
+        Ok((run, parted))
     }
 
     /// The frame after the first `cursor` events.
