@@ -92,7 +92,8 @@ impl Lab {
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// Events in the run (tracked: re-renders when the run changes).
+    pub fn events_len(&self) -> usize {
         self.run.with(|r| r.len())
     }
 
@@ -250,7 +251,7 @@ fn autoplay(lab: Lab) {
             return;
         }
         let c = lab.cursor.get();
-        if c >= lab.len() {
+        if c >= lab.events_len() {
             lab.playing.set(false);
             return;
         }

@@ -74,7 +74,7 @@ fn run_change(lab: Lab, role: &str, value: String) {
 
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
-    let n = move || lab.len();
+    let n = move || lab.events_len();
     let title = move || {
         lab.run.with(|r| match lab.lang.get() {
             Lang::Zh => r.spec.scenario.title_zh.clone(),

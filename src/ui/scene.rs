@@ -74,7 +74,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
         lab.frame.with(|f| draw(f, w))
     };
     let f = lab.frame;
-    let at_window = move || f.with(|f| runner_at_window(f));
+    let at_window = move || f.with(runner_at_window);
     let carrying = move || f.with(|f| f.world.relays.first().map_or(0, |r| r.batch.len()));
     let runner_view = move || {
         let n = carrying();
@@ -95,7 +95,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
     };
     view! {
         <section class="stage" data-testid="scene">
-            <svg viewBox="0 0 1000 340" role="img" aria-label=tr(lab, "title") class="scene">
+            <svg viewBox="0 0 1000 340" text-anchor="middle" role="img" aria-label=tr(lab, "title") class="scene">
                 <g class="drawn" inner_html=body></g>
                 <g class="relay actor runner" data-testid="runner"
                     data-at=move || if at_window() { "window" } else { "rack" }
@@ -222,7 +222,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
     if let Some(tx) = f.world.order_db.open_txs.values().next() {
         let _ = write!(
             o,
-            r#"<g class="ticket open-tx" data-testid="open-tx" transform="translate(95,48)"><rect width="80" height="54" rx="3"/><text x="40" y="13" class="key">{}</text><text x="40" y="27" class="st">{} orders</text><text x="40" y="40" class="st">{} outbox</text><text x="40" y="51" class="retry">{}</text></g>"#,
+            r#"<g transform="translate(95,48)"><g class="ticket open-tx" data-testid="open-tx"><rect width="80" height="54" rx="3"/><text x="40" y="13" class="key">{}</text><text x="40" y="27" class="st">{} orders</text><text x="40" y="40" class="st">{} outbox</text><text x="40" y="51" class="retry">{}</text></g></g>"#,
             esc(&tx.biz_key),
             if tx.order.is_some() { "✓" } else { "…" },
             if tx.message.is_some() { "✓" } else { "…" },
@@ -232,7 +232,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
     if let Some(EventKind::TransactionRolledBack { biz_key, .. }) = current {
         let _ = write!(
             o,
-            r#"<g class="ticket torn" data-testid="torn" transform="translate(95,48)"><rect width="80" height="54" rx="3"/><path d="M0 27 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6" class="tear"/><text x="40" y="15" class="key">{}</text><text x="40" y="46" class="st">ROLLBACK ✗</text></g>"#,
+            r#"<g transform="translate(95,48)"><g class="ticket torn" data-testid="torn"><rect width="80" height="54" rx="3"/><path d="M0 27 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6" class="tear"/><text x="40" y="15" class="key">{}</text><text x="40" y="46" class="st">ROLLBACK ✗</text></g></g>"#,
             esc(biz_key)
         );
     }
@@ -254,7 +254,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let y = 58 + (i / 5) as i32 * 64;
         let _ = write!(
             o,
-            r#"<g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}" transform="translate({x},{y})"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
+            r#"<g transform="translate({x},{y})"><g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
             status_class(row.status),
             if Some(row.id) == touched {
                 " changed"
@@ -290,7 +290,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
                 );
             }
         }
-        o.push_str("</g>");
+        o.push_str("</g></g>");
     }
     if more > 0 {
         let _ = write!(
@@ -317,15 +317,15 @@ pub fn draw(f: &Frame, w: Words) -> String {
     for (i, r) in dead.take(TRAY_SLOTS).enumerate() {
         let _ = write!(
             o,
-            r#"<g class="ticket dead{}" data-testid="dead-ticket" transform="translate({},292)"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g>"#,
-            if Some(r.id) == touched {
+            r#"<g transform="translate({dx},292)"><g class="ticket dead{ch}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
+            esc(&r.biz_key),
+            r.retry_count,
+            ch = if Some(r.id) == touched {
                 " changed"
             } else {
                 ""
             },
-            222 + i * 34,
-            esc(&r.biz_key),
-            r.retry_count
+            dx = 222 + i * 34,
         );
     }
     let _ = write!(
@@ -365,10 +365,10 @@ pub fn draw(f: &Frame, w: Words) -> String {
         };
         let _ = write!(
             o,
-            r#"<g class="ticket sent inflight{}" data-testid="inflight" transform="translate(660,{})"><rect width="100" height="32" rx="3"/><text x="50" y="14" class="key">{}</text><text x="50" y="27" class="retry">{note}</text></g>"#,
-            if copies > 1 { " redelivered" } else { "" },
-            54 + i * 38,
-            esc(&u.biz_key)
+            r#"<g transform="translate(660,{dy})"><g class="ticket sent inflight{again}" data-testid="inflight"><rect width="100" height="32" rx="3"/><text x="50" y="14" class="key">{}</text><text x="50" y="27" class="retry">{note}</text></g></g>"#,
+            esc(&u.biz_key),
+            again = if copies > 1 { " redelivered" } else { "" },
+            dy = 54 + i * 38,
         );
     }
     if down {
@@ -443,20 +443,20 @@ pub fn draw(f: &Frame, w: Words) -> String {
     {
         let _ = write!(
             o,
-            r#"<g class="ticket done spiked{}" transform="translate(823,{})"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g>"#,
-            if just_spiked == Some(k.as_str()) {
+            r#"<g transform="translate(823,{dy})"><g class="ticket done spiked{ch}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
+            esc(k),
+            ch = if just_spiked == Some(k.as_str()) {
                 " changed"
             } else {
                 ""
             },
-            232 - i * 14,
-            esc(k)
+            dy = 232 - i * 14
         );
     }
     if let Some(EventKind::DuplicateSkipped { biz_key, .. }) = current {
         let _ = write!(
             o,
-            r#"<g class="ticket sent binned" data-testid="binned" transform="translate(930,204)"><rect width="40" height="14" rx="2"/><text x="20" y="11" class="key">{}</text></g>"#,
+            r#"<g transform="translate(930,204)"><g class="ticket sent binned" data-testid="binned"><rect width="40" height="14" rx="2"/><text x="20" y="11" class="key">{}</text></g></g>"#,
             esc(biz_key)
         );
     }
@@ -525,13 +525,13 @@ pub fn draw(f: &Frame, w: Words) -> String {
             .max(40);
         let _ = write!(
             o,
-            r#"<g class="bubble{}" data-testid="bubble" data-seq="{}" transform="translate({},{})"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g>"#,
+            r#"<g transform="translate({bx},{by})"><g class="bubble{}" data-testid="bubble" data-seq="{}"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g></g>"#,
             if bad { " bad" } else { "" },
             f.cursor,
-            x - width / 2,
-            y - 14,
             width / 2,
-            esc(text)
+            esc(text),
+            bx = x - width / 2,
+            by = y - 14,
         );
     }
     o
