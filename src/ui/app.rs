@@ -184,11 +184,13 @@ pub fn LabPage(
             Lang::Zh => "zh-CN",
             Lang::En => "en",
         };
-        if let Some(el) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = el.set_attribute("lang", code);
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            if let Some(el) = doc.document_element() {
+                let _ = el.set_attribute("lang", code);
+            }
+            if sync_url {
+                doc.set_title(&format!("{} · outbox-lab", lab.words().t("title")));
+            }
         }
     });
     view! {
@@ -205,6 +207,17 @@ pub fn LabPage(
             <Notices lab=lab/>
             <Controls lab=lab/>
             <Scene lab=lab/>
+            <p class="caption" data-testid="caption" aria-live="polite">
+                {move || {
+                    let w = lab.words();
+                    lab.run.with(|r| {
+                        lab.frame.with(|f| match &f.event {
+                            Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
+                            None => w.t("caption_start").to_string(),
+                        })
+                    })
+                }}
+            </p>
             <div class="panels">
                 <div class="col">
                     <EventLog lab=lab/>

@@ -164,6 +164,12 @@ impl Words {
                 "▶ 下一轮扫描取走 · • 此刻已到期 · 扫描只沿 PENDING 段走到 LIMIT 或第一条未到期的",
                 "▶ picked by the next scan · • due now · a scan walks only the PENDING range, up to LIMIT or the first row not yet due",
             ),
+            "caption_start" => p(
+                "开门营业前：收银台、票夹、出菜窗口和后厨都空着。按 ▶ 或 → 开始。",
+                "初始状态：两个库都是空的。按 ▶ 或 → 开始。",
+                "Before opening: cashier, rack, window and kitchen are empty. Press ▶ or → to begin.",
+                "Initial state: both databases are empty. Press ▶ or → to begin.",
+            ),
             "no_next_scan" => l("日志里之后没有扫描", "no further scan in the log"),
             "rows" => l("行", "rows"),
             "page" => l("页", "page"),
