@@ -166,6 +166,10 @@ async fn starts_at_the_beginning_of_the_scenario_in_chinese_metaphor() {
     assert_eq!(m.testid("label-rack"), "票夹");
     assert!(!m.has("[data-testid=notice]"));
     assert_eq!(m.count("[data-testid=ticket]"), 0);
+    assert!(
+        m.testid("caption").contains("按 ▶"),
+        "the caption says how to begin"
+    );
     assert_eq!(
         m.el("[data-testid=lab]")
             .get_attribute("data-lang")
@@ -321,6 +325,11 @@ async fn language_and_view_toggles_change_every_label() {
         m.current_line().starts_with("Signed!"),
         "{}",
         m.current_line()
+    );
+    assert_eq!(
+        m.testid("caption"),
+        m.current_line(),
+        "the caption under the stage says it too"
     );
     assert_eq!(
         m.el("[data-testid=lab]")
