@@ -75,29 +75,46 @@ pub fn Scene(lab: Lab) -> impl IntoView {
     };
     let f = lab.frame;
     let at_window = move || f.with(runner_at_window);
-    let carrying = move || f.with(|f| f.world.relays.first().map_or(0, |r| r.batch.len()));
+    // What the runner carries and says, drawn inside the lasting element.
     let runner_view = move || {
-        let n = carrying();
-        let label = lab.words().t("runner");
-        let x = if at_window() { 590 } else { 520 };
-        view! {
-            <text x="20" y="150" class="label">{label}</text>
-            {(n > 0).then(|| view! {
-                <g class="carry" data-testid="carrying" data-count=n>
-                    {(0..n.min(5)).map(|i| view! {
-                        <rect x=30 + i as i32 * 3 y=190 - i as i32 * 3 width="18" height="22" rx="2" class="ticket pending"/>
-                    }).collect_view()}
-                    <text x="44" y="230" class="count">{format!("×{n}")}</text>
-                </g>
-            })}
-            <g data-x=x></g>
+        let w = lab.words();
+        f.with(|f| {
+            let n = f.world.relays.first().map_or(0, |r| r.batch.len());
+            let mut o = format!(
+                r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#,
+                esc(w.t("runner"))
+            );
+            if n > 0 {
+                o.push_str(&format!(r#"<g class="carry" data-testid="carrying" data-count="{n}">"#));
+                for i in 0..n.min(5) as i32 {
+                    o.push_str(&format!(
+                        r#"<rect x="{}" y="{}" width="18" height="22" rx="2" class="ticket pending"/>"#,
+                        30 + i * 3,
+                        190 - i * 3
+                    ));
+                }
+                o.push_str(&format!(r#"<text x="44" y="230" class="count">×{n}</text></g>"#));
+            }
+            o
+        })
+    };
+    let runner_class = move || {
+        let acting = f.with(|f| {
+            f.event
+                .as_ref()
+                .is_some_and(|e| e.kind.actor() == crate::sim::event::Actor::Relay)
+        });
+        if acting {
+            "relay actor runner acting"
+        } else {
+            "relay actor runner"
         }
     };
     view! {
         <section class="stage" data-testid="scene">
             <svg viewBox="0 0 1000 340" text-anchor="middle" role="img" aria-label=tr(lab, "title") class="scene">
                 <g class="drawn" inner_html=body></g>
-                <g class="relay actor runner" data-testid="runner"
+                <g class=runner_class data-testid="runner"
                     data-at=move || if at_window() { "window" } else { "rack" }
                     style:transform=move || if at_window() { "translate(70px, 0px)" } else { "translate(0px, 0px)" }>
                     <g transform="translate(520,0)">
@@ -105,7 +122,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                         <rect x="8" y="185" width="24" height="34" rx="6" class="person"/>
                         <line x1="12" y1="219" x2="8" y2="244" class="leg"/>
                         <line x1="28" y1="219" x2="32" y2="244" class="leg"/>
-                        {runner_view}
+                        <g inner_html=runner_view></g>
                     </g>
                 </g>
             </svg>
