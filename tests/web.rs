@@ -331,6 +331,11 @@ async fn language_and_view_toggles_change_every_label() {
         m.current_line(),
         "the caption under the stage says it too"
     );
+    assert!(
+        m.testid("guide").starts_with("Watch:"),
+        "{}",
+        m.testid("guide")
+    );
     assert_eq!(
         m.el("[data-testid=lab]")
             .get_attribute("data-lang")

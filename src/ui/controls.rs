@@ -158,6 +158,9 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                 </span>
             </div>
             <p class="scenario-title" data-testid="scenario-title">{title}</p>
+            <p class="guide" data-testid="guide">
+                {move || lab.run.with(|r| super::i18n::guide(lab.lang.get(), &r.spec.scenario.id))}
+            </p>
             <div class="row transport">
                 <button data-testid="home" data-cmd="home" title=tr(lab, "home") aria-label=tr(lab, "home")>"|◀"</button>
                 <button data-testid="back" data-cmd="back" title=tr(lab, "back") aria-label=tr(lab, "back")

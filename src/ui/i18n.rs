@@ -601,3 +601,24 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
         _ => return None,
     })
 }
+
+/// What to watch for in a built-in scenario, and one thing to try.
+pub fn guide(lang: Lang, scenario: &str) -> &'static str {
+    let zh = lang == Lang::Zh;
+    match (scenario, zh) {
+        ("seed-demo", true) => "看点：A001、A002 与各自的小票在同一笔里落定；5 分钟后一轮扫描把两张都送出；窗口把每张都递了两次，后厨凭订单钉把重复的扔进废纸篓。试试：在开头把「消费端幂等」改成 false，再到结尾看「不重」徽章。",
+        ("seed-demo", false) => "Watch: A001 and A002 are committed with their tickets in one stroke; one scan five minutes later sends both; the window passes each twice and the kitchen bins the repeats by the spike. Try: at the start set \"Idempotent consumer\" to false, then look at the no-double-effect badge at the end.",
+        ("happy-path", true) => "看点：二十笔订单，一切顺利——每张小票都走完 待送 → 已送 → 完成。试试：把「每轮最多取」改成 2，看票夹里的积压和一致性窗口如何变长。",
+        ("happy-path", false) => "Watch: twenty orders and nothing goes wrong — every ticket goes PENDING → SENT → DONE. Try: set the batch size to 2 and watch the backlog on the rack and the consistency window grow.",
+        ("rollback", true) => "看点：三笔订单在事务的不同位置出错，订单和小票一起消失，票夹上不留痕迹；重复的订单号被唯一索引拒绝。试试：在任意一步注入「提交时出错」的新订单，再看 SQL 面板里的 ROLLBACK。",
+        ("rollback", false) => "Watch: three orders fail at different points of their transaction; the order and its ticket vanish together; a repeated order number is refused by the unique index. Try: inject a new order that fails at COMMIT and read the ROLLBACK in the SQL panel.",
+        ("mq-outage-backoff", true) => "看点：窗口关了 40 分钟，A001 每次都送不出去，重试间隔 1、2、4、8、16 分钟，第 6 次失败进了死信托盘；窗口恢复后，A002 顺利送达。试试：在开头把「重试上限」改成 10，A001 就能熬过这次停机。",
+        ("mq-outage-backoff", false) => "Watch: the MQ is down for 40 minutes; A001 fails each time, backing off 1, 2, 4, 8, 16 minutes, and lands in the dead-letter tray after its sixth failure; once the MQ is back, A002 gets through. Try: at the start set the retry limit to 10 and A001 survives the outage.",
+        ("consumer-crash-redelivery", true) => "看点：后厨做完第一张单、还没回话就晕倒了；窗口等不到回话，过一会儿把同一张单再递一次，订单钉挡住了重复，顾客只付一次钱。试试：关掉幂等再看一遍。",
+        ("consumer-crash-redelivery", false) => "Watch: the kitchen cooks the first ticket and faints before replying; the window hears nothing and passes the same ticket again later; the spike stops the repeat and the customer pays once. Try: turn idempotency off and watch again.",
+        ("no-idempotency", true) => "看点：后厨不查订单钉，窗口把 P001 递了两次，顾客被扣了两次钱——「不重」徽章变红，点它跳到出错的那一步。试试：在开头把「消费端幂等」改回 true。",
+        ("no-idempotency", false) => "Watch: the kitchen never checks the spike; the window passes P001 twice and the customer is charged twice — the no-double-effect badge turns red; click it to jump to the event. Try: set \"Idempotent consumer\" back to true at the start.",
+        (_, true) => "",
+        (_, false) => "",
+    }
+}
