@@ -2,7 +2,7 @@
 # Installs what building and testing outbox-lab needs, idempotently: each tool is checked
 # first and installed only when missing or at the wrong version.
 #   scripts/bootstrap.sh            wasm target, trunk, wasm-bindgen-cli, wasm-opt
-#   scripts/bootstrap.sh --browser  the same, plus Chromium and ChromeDriver (for tests)
+#   scripts/bootstrap.sh --browser  the same, plus Chromium, ChromeDriver and playwright-core (for tests)
 # Prints the PATH additions to use (the caller sources scripts/env.sh for them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +38,15 @@ if ! "$OUTBOX_LAB_TOOLS/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep
   npm install --prefix "$OUTBOX_LAB_TOOLS" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
 fi
 
+PLAYWRIGHT_VERSION=1.65.1
+
 if [ "${1:-}" = "--browser" ]; then
+  # playwright-core drives the system Chromium in the end-to-end test (it never downloads a browser).
+  if ! grep -qs "\"version\": \"$PLAYWRIGHT_VERSION\"" "$OUTBOX_LAB_TOOLS/node_modules/playwright-core/package.json"; then
+    say "installing playwright-core@$PLAYWRIGHT_VERSION into $OUTBOX_LAB_TOOLS"
+    mkdir -p "$OUTBOX_LAB_TOOLS"
+    npm install --prefix "$OUTBOX_LAB_TOOLS" --no-audit --no-fund --silent "playwright-core@$PLAYWRIGHT_VERSION"
+  fi
   # A CJK font too, so screenshots of the Chinese UI show text, not boxes.
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! fc-list 2>/dev/null | grep -qi 'wenquanyi'; then
     say "installing chromium, chromium-driver and a CJK font (Debian packages)"

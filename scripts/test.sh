@@ -28,7 +28,7 @@ step "release build"
 trunk build --release --offline
 scripts/size.sh
 
-step "end to end: the built page in headless Chromium"
+step "end to end: the built page in headless Chromium (playwright-core)"
 tests/e2e/smoke.sh
 
 echo

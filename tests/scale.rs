@@ -178,7 +178,7 @@ fn reconciliation_finds_lost_orders_and_compensates_them() {
     let s = summary("reconcile-compensate", &[]);
     assert!(s.order_crashes > 0);
     assert!(s.reconciliation.runs >= 2);
-    assert_eq!(s.reconciliation.by_kind["order_without_message"], s.order_crashes);
+    assert_eq!(s.reconciliation.by_kind.order_without_message, s.order_crashes);
     assert_eq!(s.reconciliation.compensated, s.reconciliation.found);
     assert_eq!((s.lost_orders, s.violations_total), (0, 0), "every lost order was recovered");
     assert_eq!(s.effects_applied, s.orders_committed);
@@ -195,10 +195,10 @@ fn reconciliation_finds_lost_orders_and_compensates_them() {
 fn reconciliation_reports_ghosts_and_double_effects_without_touching_them() {
     let sim = run_with("send-then-commit", 1, &["reconcile_interval_ms=600000", "settle_after_ms=1200000"]);
     let s = sim.summary();
-    assert!(s.reconciliation.by_kind["effect_without_order"] > 0);
+    assert!(s.reconciliation.by_kind.effect_without_order > 0);
     assert_eq!(s.reconciliation.compensated, 0, "a ghost cannot be fixed by publishing");
     let sim = run_with("no-idempotency", 1, &["reconcile_interval_ms=600000", "settle_after_ms=1200000"]);
-    assert!(sim.summary().reconciliation.by_kind["double_effect"] > 0);
+    assert!(sim.summary().reconciliation.by_kind.double_effect > 0);
 }
 
 #[test]
@@ -206,7 +206,7 @@ fn dead_letters_are_compensated_without_moving_status_backwards() {
     let sim = run_with("outage-dead-letters", 1, &[]);
     let s = sim.summary();
     assert_eq!(s.outbox.dead, 6, "DEAD stays DEAD");
-    assert_eq!(s.reconciliation.by_kind["dead_message"], 6);
+    assert_eq!(s.reconciliation.by_kind.dead_message, 6);
     assert_eq!((s.effects_applied, s.lost_orders, s.violations_total), (6, 0, 0));
     assert_eq!(kinds(&sim, "GapCompensated"), 6);
 }

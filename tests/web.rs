@@ -1,12 +1,16 @@
-//! Browser tests (wasm32, headless Chromium via wasm-bindgen-test):
-//! the core gives the same traces in wasm as natively, and the page shows a real run.
+//! Browser tests (wasm32, headless Chromium via wasm-bindgen-test): the core gives the same
+//! traces in wasm as natively, and the lab's components do what a learner expects — step,
+//! back, scrub, keys, inject a fault, toggle language and vocabulary, share links, a big table.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
 use leptos::prelude::*;
-use outbox_lab::sim::{scenario, simulation::fingerprint};
-use outbox_lab::ui::App;
+use outbox_lab::sim::event::EventKind;
+use outbox_lab::sim::scenario::{Command, Intervention, RunSpec};
+use outbox_lab::ui::i18n::{Lang, Vocab};
+use outbox_lab::ui::url_state::{self, UrlState};
+use outbox_lab::ui::LabPage;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -25,29 +29,396 @@ fn wasm_seed_demo_trace_is_byte_identical_to_the_golden_file() {
     assert_eq!(trace, include_str!("golden/seed-demo.trace.jsonl"));
 }
 
-fn cell(root: &web_sys::Element, testid: &str) -> String {
-    root.query_selector(&format!("[data-testid={testid}] td"))
-        .ok()
-        .flatten()
-        .and_then(|e| e.text_content())
-        .unwrap_or_else(|| panic!("no cell {testid}"))
+// ---------------------------------------------------------------- helpers
+
+struct Mounted {
+    host: web_sys::Element,
+    _handle: leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>,
 }
 
-#[wasm_bindgen_test]
-fn page_shows_the_seed_demo_summary_from_the_core() {
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        self.host.remove();
+    }
+}
+
+fn mount(state: UrlState, notices: Vec<String>, spec: Option<RunSpec>) -> Mounted {
     let document = document();
     let host = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&host).unwrap();
-    let handle = leptos::mount::mount_to(host.clone().unchecked_into(), App);
+    let handle = leptos::mount::mount_to(host.clone().unchecked_into(), move || match spec.clone() {
+        Some(spec) => view! { <LabPage state=state.clone() notices=notices.clone() spec=spec/> }.into_any(),
+        None => view! { <LabPage state=state.clone() notices=notices.clone()/> }.into_any(),
+    });
+    Mounted { host, _handle: handle }
+}
 
-    let sc = scenario::find("seed-demo").unwrap();
-    let sim = outbox_lab::sim::run(&sc, sc.config.clone(), 1).unwrap();
+fn state(scenario: &str) -> UrlState {
+    UrlState { scenario: scenario.to_string(), ..UrlState::default() }
+}
+
+/// Lets effects and re-renders run.
+async fn settle() {
+    for _ in 0..4 {
+        leptos::task::tick().await;
+    }
+}
+
+impl Mounted {
+    fn el(&self, selector: &str) -> web_sys::Element {
+        self.host.query_selector(selector).unwrap().unwrap_or_else(|| panic!("nothing matches {selector}"))
+    }
+    fn has(&self, selector: &str) -> bool {
+        self.host.query_selector(selector).unwrap().is_some()
+    }
+    fn count(&self, selector: &str) -> u32 {
+        self.host.query_selector_all(selector).unwrap().length()
+    }
+    fn text(&self, selector: &str) -> String {
+        self.el(selector).text_content().unwrap_or_default()
+    }
+    fn testid(&self, id: &str) -> String {
+        self.text(&format!("[data-testid={id}]"))
+    }
+    async fn click(&self, selector: &str) {
+        self.el(selector).unchecked_into::<web_sys::HtmlElement>().click();
+        settle().await;
+    }
+    async fn select(&self, selector: &str, value: &str) {
+        let el = self.el(selector).unchecked_into::<web_sys::HtmlSelectElement>();
+        el.set_value(value);
+        el.dispatch_event(&bubbling("change")).unwrap();
+        settle().await;
+    }
+    async fn scrub(&self, to: usize) {
+        let el = self.el("[data-testid=scrubber]").unchecked_into::<web_sys::HtmlInputElement>();
+        el.set_value(&to.to_string());
+        el.dispatch_event(&bubbling("input")).unwrap();
+        settle().await;
+    }
+    fn cursor(&self) -> usize {
+        self.testid("cursor").parse().unwrap()
+    }
+    fn total(&self) -> usize {
+        self.testid("total").parse().unwrap()
+    }
+    fn current_line(&self) -> String {
+        self.text(".log .line.current [data-testid=narration]")
+    }
+    /// A summary cell, like the old smoke test read them.
+    fn cell(&self, key: &str) -> String {
+        self.text(&format!("[data-testid={key}] td"))
+    }
+}
+
+/// An event that bubbles, as the browser's own `change` and `input` do.
+fn bubbling(kind: &str) -> web_sys::Event {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()
+}
+
+async fn key(name: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(name);
+    init.set_bubbles(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    window().dispatch_event(&ev).unwrap();
+    settle().await;
+}
+
+fn seed_demo() -> outbox_lab::sim::Simulation {
+    RunSpec::builtin("seed-demo", 1).unwrap().play().unwrap()
+}
+
+// ---------------------------------------------------------------- tests
+
+#[wasm_bindgen_test]
+async fn starts_at_the_beginning_of_the_scenario_in_chinese_metaphor() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    assert_eq!(m.cursor(), 0);
+    assert_eq!(m.total(), seed_demo().events().len());
+    assert_eq!(m.testid("label-cashier"), "收银台");
+    assert_eq!(m.testid("label-rack"), "票夹");
+    assert!(!m.has("[data-testid=notice]"));
+    assert_eq!(m.count("[data-testid=ticket]"), 0);
+    assert!(m.testid("caption").contains("按 ▶"), "the caption says how to begin");
+    assert_eq!(m.el("[data-testid=lab]").get_attribute("data-lang").as_deref(), Some("zh"));
+}
+
+#[wasm_bindgen_test]
+async fn step_forward_and_back_move_the_cursor_and_the_scene() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    // Event 0 sets the duplicate rate; 1-4 are A001's transaction.
+    for _ in 0..3 {
+        m.click("[data-testid=fwd]").await;
+    }
+    assert_eq!(m.cursor(), 3);
+    assert!(m.has("[data-testid=open-tx]"), "A001's transaction is open");
+    assert_eq!(m.count("[data-testid=ticket]"), 0, "nothing visible before COMMIT");
+    assert!(m.text("[data-testid=sql-text]").contains("INSERT INTO orders"));
+
+    m.click("[data-testid=fwd]").await;
+    m.click("[data-testid=fwd]").await;
+    assert_eq!(m.cursor(), 5);
+    assert!(m.current_line().contains("落笔签字"), "{}", m.current_line());
+    assert_eq!(m.count("[data-testid=ticket]"), 1, "COMMIT hangs the ticket");
+    assert!(m.text("[data-testid=sql-text]").contains("COMMIT"));
+    assert_eq!(m.count("[data-testid=outbox-row]"), 1);
+    assert!(m.has("[data-testid=outbox-row] td.changed"), "the new row is highlighted");
+
+    m.click("[data-testid=back]").await;
+    assert_eq!(m.cursor(), 4);
+    assert_eq!(m.count("[data-testid=ticket]"), 0, "stepping back un-commits");
+    assert!(m.has("[data-testid=open-tx]"));
+
+    m.click("[data-testid=home]").await;
+    assert_eq!(m.cursor(), 0);
+    m.click("[data-testid=end]").await;
+    assert_eq!(m.cursor(), m.total());
+}
+
+#[wasm_bindgen_test]
+async fn keys_step_and_jump() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    key("ArrowRight").await;
+    key("ArrowRight").await;
+    assert_eq!(m.cursor(), 2);
+    key("ArrowLeft").await;
+    assert_eq!(m.cursor(), 1);
+    key("End").await;
+    assert_eq!(m.cursor(), m.total());
+    key("Home").await;
+    assert_eq!(m.cursor(), 0);
+    key(" ").await;
+    assert!(m.text("[data-testid=play]").contains("暂停"), "space starts playing");
+    key(" ").await;
+    assert!(m.text("[data-testid=play]").contains("播放"), "space pauses");
+}
+
+#[wasm_bindgen_test]
+async fn scrubbing_to_the_end_shows_the_core_summary() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    let sim = seed_demo();
     let s = sim.summary();
-    assert_eq!(cell(&host, "orders_committed"), s.orders_committed.to_string());
-    assert_eq!(cell(&host, "duplicates_skipped"), "2");
-    assert_eq!(cell(&host, "effects_applied"), "3");
-    assert_eq!(cell(&host, "events"), s.events.to_string());
-    let shown = host.query_selector("[data-testid=fingerprint]").unwrap().unwrap().text_content().unwrap();
-    assert_eq!(shown, format!("{:016x}", fingerprint(&sim.trace_jsonl())));
-    drop(handle);
+    m.scrub(sim.events().len()).await;
+    assert_eq!(m.cursor(), sim.events().len());
+    assert_eq!(m.cell("orders_committed"), s.orders_committed.to_string());
+    assert_eq!(m.cell("publishes"), s.publishes.to_string());
+    assert_eq!(m.cell("deliveries"), s.deliveries.to_string());
+    assert_eq!(m.cell("duplicates_skipped"), s.duplicates_skipped.to_string());
+    assert_eq!(m.cell("effects_applied"), s.effects_applied.to_string());
+    assert_eq!(m.cell("outbox_done"), s.outbox.done.to_string());
+    assert_eq!(m.cell("lost_orders"), s.lost_orders.to_string());
+    assert_eq!(m.cell("events"), s.events.to_string());
+    assert_eq!(m.testid("basket-count"), "2", "two repeats in the waste basket");
+    assert_eq!(m.testid("spike-count"), "3");
+    assert_eq!(m.count("[data-testid=outbox-row][data-status=DONE]"), 3);
+
+    // Scrub into the middle: the first scan has picked both tickets.
+    let scan = sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayScanned { .. })).unwrap();
+    m.scrub(scan + 1).await;
+    assert_eq!(m.el("[data-testid=carrying]").get_attribute("data-count").as_deref(), Some("2"));
+    assert!(m.text("[data-testid=sql-text]").contains("ORDER BY next_retry_at"));
+    assert!(m.text("[data-testid=sql-text]").contains("LIMIT 5"));
+}
+
+#[wasm_bindgen_test]
+async fn clicking_a_log_line_jumps_there() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    m.click("[data-testid=log-line][data-seq='7']").await;
+    assert_eq!(m.cursor(), 8);
+    assert!(m.has("[data-testid=log-line][data-seq='7'].current"));
+}
+
+#[wasm_bindgen_test]
+async fn language_and_view_toggles_change_every_label() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    m.scrub(5).await;
+    let zh_metaphor = m.current_line();
+    m.click("[data-testid=lang]").await;
+    assert_eq!(m.testid("label-cashier"), "Cashier");
+    assert_eq!(m.testid("label-window"), "Kitchen window");
+    assert!(m.current_line().starts_with("Signed!"), "{}", m.current_line());
+    assert_eq!(m.testid("caption"), m.current_line(), "the caption under the stage says it too");
+    assert!(m.testid("guide").starts_with("Watch:"), "{}", m.testid("guide"));
+    assert_eq!(m.el("[data-testid=lab]").get_attribute("data-lang").as_deref(), Some("en"));
+
+    m.click("[data-testid=view]").await;
+    assert_eq!(m.testid("label-cashier"), "Order service");
+    assert_eq!(m.testid("label-rack"), "Outbox table");
+    assert_eq!(m.testid("label-window"), "MQ (broker)");
+    assert!(m.current_line().starts_with("COMMIT"), "{}", m.current_line());
+
+    m.click("[data-testid=lang]").await;
+    assert_eq!(m.testid("label-cashier"), "订单服务");
+    assert!(m.current_line().starts_with("COMMIT："), "{}", m.current_line());
+    m.click("[data-testid=view]").await;
+    assert_eq!(m.current_line(), zh_metaphor);
+}
+
+#[wasm_bindgen_test]
+async fn injecting_a_failed_order_forks_the_run_and_rolls_back_cleanly() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    let before_total = m.total();
+    m.scrub(9).await;
+    m.select("[data-testid=order-fault]", "2").await; // after INSERT outbox
+    m.click("[data-testid=inject-order]").await;
+    assert!(m.total() > before_total, "the fork has the new order's events");
+    assert!(m.testid("interventions").contains("9:o:U001"));
+    assert!(m.current_line().contains("U001"), "{}", m.current_line());
+    // Walk to its rollback.
+    for _ in 0..5 {
+        if m.has("[data-testid=torn]") {
+            break;
+        }
+        m.click("[data-testid=fwd]").await;
+    }
+    assert!(m.has("[data-testid=torn]"), "the torn ticket shows the rollback");
+    assert!(m.text("[data-testid=sql-text]").contains("ROLLBACK"));
+    assert!(m.text("[data-testid=sql-text]").contains("INSERT INTO outbox"));
+    assert_eq!(m.count("[data-testid=outbox-row]"), 2, "no row for U001");
+    assert_eq!(m.el("[data-testid=badge-atomic]").get_attribute("data-state").as_deref(), Some("ok"));
+    // Stepping back still works on the fork, and the prefix is the original.
+    m.scrub(5).await;
+    assert!(m.current_line().contains("A001"));
+    m.click("[data-testid=end]").await;
+    assert_eq!(m.cell("orders_rolled_back"), "1");
+}
+
+#[wasm_bindgen_test]
+async fn breaking_idempotency_turns_the_no_double_effect_badge_red() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    m.select("[data-testid=set-idempotent]", "false").await;
+    m.click("[data-testid=end]").await;
+    let badge = m.el("[data-testid=badge-double]");
+    assert_eq!(badge.get_attribute("data-state").as_deref(), Some("broken"));
+    assert!(m.has("[data-testid=double-effects]"));
+    // The link goes to the event where it broke.
+    m.click("[data-testid=badge-double-link]").await;
+    assert!(m.current_line().contains("直接"), "{}", m.current_line());
+    assert!(m.has(".log .line.current.violated"));
+}
+
+#[wasm_bindgen_test]
+async fn an_mq_outage_closes_the_window_and_backs_off() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    m.scrub(8).await;
+    m.select("[data-testid=outage-duration]", "3600000").await;
+    m.click("[data-testid=inject-outage]").await;
+    m.click("[data-testid=fwd]").await;
+    assert!(m.has("[data-testid=shutter]"), "the window is shuttered");
+    // Walk to the first failed publish: the row stays PENDING with retry 1.
+    for _ in 0..10 {
+        if m.current_line().contains("重试") {
+            break;
+        }
+        m.click("[data-testid=fwd]").await;
+    }
+    assert!(m.current_line().contains("第 1 次重试"), "{}", m.current_line());
+    assert!(m.has("[data-testid=outbox-row] [data-testid=cell-retry].changed"));
+    assert_eq!(m.el("[data-testid=fsm]").get_attribute("data-edge").as_deref(), Some("retry"));
+    m.click("[data-testid=inject-outage-stop]").await;
+    assert!(m.current_line().contains("【注入】"), "the cursor lands on the injection");
+    m.click("[data-testid=fwd]").await;
+    assert!(!m.has("[data-testid=shutter]"), "then the window reopens");
+}
+
+#[wasm_bindgen_test]
+async fn every_scenario_can_be_picked_and_walked() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    for id in outbox_lab::sim::scenario::IDS {
+        m.select("[data-testid=scenario]", id).await;
+        let sim = RunSpec::builtin(id, 1).unwrap().play().unwrap();
+        assert_eq!(m.total(), sim.events().len(), "{id}");
+        m.click("[data-testid=end]").await;
+        assert_eq!(m.cell("effects_applied"), sim.summary().effects_applied.to_string(), "{id}");
+        let broken = m.count("[data-state=broken]");
+        assert_eq!(broken > 0, sim.summary().violations_total > 0, "{id}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_thousand_rows_are_paged() {
+    let mut spec = RunSpec::builtin("happy-path", 1).unwrap();
+    spec.config.orders = 1_200;
+    spec.config.order_interval_ms = 100;
+    let m = mount(state("happy-path"), vec![], Some(spec));
+    settle().await;
+    let started = js_sys_now();
+    m.click("[data-testid=end]").await;
+    assert!(m.testid("row-count").starts_with("1200"), "{}", m.testid("row-count"));
+    assert_eq!(m.count("[data-testid=outbox-row]"), 12, "one page is rendered");
+    m.click("[data-testid=back]").await;
+    m.click("[data-testid=order-index]").await;
+    assert_eq!(m.count("[data-testid=outbox-row]"), 12);
+    // The page follows the row the current event touched (the last DONE, on the last page).
+    assert_eq!(m.testid("page"), "页 100 / 100");
+    m.click("[data-testid=page-prev]").await;
+    assert_eq!(m.testid("page"), "页 99 / 100");
+    assert_eq!(m.count("[data-testid=outbox-row]"), 12);
+    let elapsed = js_sys_now() - started;
+    assert!(elapsed < 3_000.0, "stepping a 1,200-row table took {elapsed} ms");
+}
+
+fn js_sys_now() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+#[wasm_bindgen_test]
+async fn bad_url_parameters_fall_back_with_a_notice() {
+    let (s, notices) = url_state::parse("?scenario=nope&seed=-3&step=abc&lang=fr&view=x&x=zzz&foo=1");
+    assert_eq!(s, UrlState::default());
+    assert_eq!(notices.len(), 7, "{notices:?}");
+    let m = mount(s, notices, None);
+    settle().await;
+    assert!(m.has("[data-testid=notice]"));
+    assert!(m.testid("notice").contains("nope"));
+    assert_eq!(m.total(), seed_demo().events().len(), "defaults: seed-demo");
+    m.click("[data-testid=notice-close]").await;
+    assert!(!m.has("[data-testid=notice]"));
+
+    // A step past the end is clamped, with a notice.
+    let (s, notices) = url_state::parse("?scenario=rollback&step=99999");
+    assert!(notices.is_empty());
+    let m2 = mount(s, notices, None);
+    settle().await;
+    assert_eq!(m2.cursor(), m2.total());
+    assert!(m2.testid("notice").contains("99999"));
+}
+
+#[wasm_bindgen_test]
+async fn a_share_link_restores_what_was_seen() {
+    let s = UrlState {
+        scenario: "seed-demo".into(),
+        seed: 1,
+        step: Some(12),
+        lang: Lang::En,
+        vocab: Vocab::Tech,
+        interventions: vec![
+            Intervention { after_events: 9, command: Command::Set { key: "batch_size".into(), value: "1".into() } },
+            Intervention { after_events: 10, command: Command::DuplicateNextDelivery },
+        ],
+    };
+    let q = url_state::to_query(&s);
+    let (back, notices) = url_state::parse(&q);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back, s);
+
+    let m = mount(back, vec![], None);
+    settle().await;
+    assert_eq!(m.cursor(), 12);
+    assert_eq!(m.testid("label-cashier"), "Order service");
+    let share = m.el("[data-testid=share]").get_attribute("href").unwrap();
+    assert_eq!(share, q, "the page's share link is the link it was opened with");
 }

@@ -50,7 +50,7 @@ fn dispatch(args: &[String]) -> Result<(), String> {
             let defaults = Config::default();
             for k in config::KEYS {
                 let default = defaults.get(k.name).unwrap_or_default();
-                println!("{:<22} default {:<10} {}; {}", k.name, default, k.allowed(), k.help);
+                println!("{:<22} default {:<10} {}; {}", k.name, default, k.allowed(), config::help(k.name));
             }
             Ok(())
         }

@@ -4,6 +4,7 @@
 
 use super::consumer;
 use super::event::{DeliveryCause, EventKind, Injection};
+use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
 use std::collections::BTreeMap;
 
@@ -24,7 +25,7 @@ pub struct BrokerState {
     pub next_offset: u64,
     pub next_delivery_id: u64,
     /// Published and not yet acked, by queue offset.
-    pub unacked: BTreeMap<u64, Unacked>,
+    pub unacked: IdMap<Unacked>,
     /// Outstanding delivery id -> queue offset.
     pub outstanding: BTreeMap<u64, u64>,
     /// A person asked that the next delivery be duplicated.

@@ -65,10 +65,11 @@ pub struct Checker {
     outbox_mode: bool,
     /// Message ids allocated by transactions that rolled back: they must never be published.
     rolled_back_msg_ids: BTreeSet<u64>,
-    /// The last publish of each unfinished message: by which relay, at which event.
-    last_publish: BTreeMap<u64, (u32, u64)>,
+    /// The last publish of each unfinished message: by which relay and at which event,
+    /// packed as relay << 40 | seq.
+    last_publish: BTreeMap<u64, u64>,
     /// When each relay's current batch was picked (the seq of its RelayScanned).
-    picked_at_seq: BTreeMap<u32, u64>,
+    picked_at_seq: BTreeMap<u64, u64>,
 }
 
 impl Checker {
@@ -119,19 +120,20 @@ impl Checker {
                 }
                 // Another relay published this row after this relay picked it: the two
                 // worked from the same stale read, which a lock would have prevented.
-                let picked_at = self.picked_at_seq.get(relay_id).copied().unwrap_or(0);
-                if let Some(&(other, at_seq)) = self.last_publish.get(msg_id) {
+                let picked_at = self.picked_at_seq.get(&(*relay_id as u64)).copied().unwrap_or(0);
+                if let Some(&packed) = self.last_publish.get(msg_id) {
+                    let (other, at_seq) = ((packed >> 40) as u32, packed & ((1 << 40) - 1));
                     if other != *relay_id && at_seq > picked_at {
                         let detail =
                             format!("relays {other} and {relay_id} both published message {msg_id} ({biz_key})");
                         self.report(event, ViolationKind::ConcurrentPublish, detail);
                     }
                 }
-                self.last_publish.insert(*msg_id, (*relay_id, event.seq));
+                self.last_publish.insert(*msg_id, ((*relay_id as u64) << 40) | (event.seq & ((1 << 40) - 1)));
                 None
             }
             RelayScanned { relay_id, .. } => {
-                self.picked_at_seq.insert(*relay_id, event.seq);
+                self.picked_at_seq.insert(*relay_id as u64, event.seq);
                 None
             }
             TransactionRolledBack { tx_id, .. } => {

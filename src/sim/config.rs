@@ -79,7 +79,6 @@ pub struct KeySpec {
     /// Inclusive bounds (for rates: in parts per million; for flags: 0..=1).
     pub min: u64,
     pub max: u64,
-    pub help: &'static str,
 }
 
 macro_rules! config {
@@ -100,8 +99,17 @@ macro_rules! config {
 
         /// All keys, in the order they are documented.
         pub const KEYS: &[KeySpec] = &[
-            $( KeySpec { name: stringify!($name), kind: $kind, min: $min, max: $max, help: $help }, )*
+            $( KeySpec { name: stringify!($name), kind: $kind, min: $min, max: $max }, )*
         ];
+
+        /// What a key means, in one sentence (kept out of `KEYS` so that code which only
+        /// parses settings, like the browser bundle, does not carry every description).
+        pub fn help(name: &str) -> &'static str {
+            match name {
+                $( stringify!($name) => $help, )*
+                _ => "",
+            }
+        }
 
         impl Config {
             fn raw(&self, name: &str) -> Option<u64> {

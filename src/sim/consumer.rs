@@ -26,7 +26,58 @@ pub struct ConsumerState {
     /// The dedup table: processed biz_key -> when.
     pub dedup: BTreeMap<String, u64>,
     /// The effects table, by biz_key.
-    pub effects: BTreeMap<String, EffectRecord>,
+    pub effects: EffectsTable,
+}
+
+/// The effects table: biz_key -> record. A key index over a Vec (rather than a map of
+/// records) shares its tree code with the dedup table's, which keeps the bundle small.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EffectsTable {
+    index: BTreeMap<String, u64>,
+    records: Vec<EffectRecord>,
+}
+
+impl EffectsTable {
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    pub fn get(&self, biz_key: &str) -> Option<&EffectRecord> {
+        self.index.get(biz_key).and_then(|&i| self.records.get(i as usize))
+    }
+
+    pub fn contains_key(&self, biz_key: &str) -> bool {
+        self.index.contains_key(biz_key)
+    }
+
+    /// Applies the effect for a key once more (or for the first time).
+    pub fn record(&mut self, biz_key: &str, amount_cents: u64, at_ms: u64) {
+        match self.index.get(biz_key).copied() {
+            Some(i) => {
+                if let Some(r) = self.records.get_mut(i as usize) {
+                    r.count += 1;
+                }
+            }
+            None => {
+                self.index.insert(biz_key.to_string(), self.records.len() as u64);
+                self.records.push(EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
+            }
+        }
+    }
+
+    /// (biz_key, record) in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &EffectRecord)> {
+        self.index.iter().filter_map(|(k, &i)| Some((k, self.records.get(i as usize)?)))
+    }
+
+    /// Records in key order.
+    pub fn values(&self) -> impl Iterator<Item = &EffectRecord> {
+        self.iter().map(|(_, r)| r)
+    }
 }
 
 impl ConsumerState {
@@ -37,26 +88,18 @@ impl ConsumerState {
                 if *recorded_key {
                     self.dedup.entry(biz_key.clone()).or_insert(at_ms);
                 }
-                self.effects.entry(biz_key.clone()).and_modify(|e| e.count += 1).or_insert(EffectRecord {
-                    count: 1,
-                    amount_cents: *amount_cents,
-                    first_at_ms: at_ms,
-                });
+                self.effects.record(biz_key, *amount_cents, at_ms);
             }
             TablePreloaded { rows, .. } => {
                 for n in 0..*rows {
                     let biz_key = format!("OLD-{n:07}");
                     self.dedup.insert(biz_key.clone(), 0);
-                    self.effects.insert(biz_key, EffectRecord { count: 1, amount_cents: 1_000, first_at_ms: 0 });
+                    self.effects.record(&biz_key, 1_000, 0);
                 }
             }
             TwoPcCommitted { biz_key, amount_cents, .. } => {
                 // Committed in the same round as the order: the payment side of the 2PC.
-                self.effects.entry(biz_key.clone()).and_modify(|e| e.count += 1).or_insert(EffectRecord {
-                    count: 1,
-                    amount_cents: *amount_cents,
-                    first_at_ms: at_ms,
-                });
+                self.effects.record(biz_key, *amount_cents, at_ms);
             }
             ConsumerCrashed { restart_at_ms, .. } => {
                 self.down_until_ms = Some(*restart_at_ms);

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod event;
+pub mod id_map;
 pub mod prng;
 
 pub mod broker;

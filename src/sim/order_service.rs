@@ -5,6 +5,7 @@
 use super::broker;
 use super::config::Mode;
 use super::event::{EventKind, RollbackCause, TxFault};
+use super::id_map::IdMap;
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
 use super::simulation::{Action, Ctx};
 use super::two_phase;
@@ -53,19 +54,21 @@ pub struct SentMessage {
 /// The order service's database.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrderDb {
-    pub orders: BTreeMap<u64, OrderRow>,
+    pub orders: IdMap<OrderRow>,
     order_by_biz_key: BTreeMap<String, u64>,
     pub outbox: OutboxTable,
     /// Archived DONE rows (the history table), with its own unique index on biz_key.
     pub history: BTreeMap<u64, OutboxRow>,
     history_by_key: BTreeMap<String, u64>,
-    pub open_txs: BTreeMap<u64, OpenTx>,
+    pub open_txs: IdMap<OpenTx>,
     /// Row locks held by relay transactions: msg_id -> relay.
-    pub row_locks: BTreeMap<u64, u32>,
+    pub row_locks: BTreeMap<u64, u64>,
     /// The database is busy with a scan until then; order writes wait.
     pub db_busy_until_ms: u64,
-    /// Wrong-turn modes: what the service published directly, by biz_key.
-    pub sent_directly: BTreeMap<String, SentMessage>,
+    /// Wrong-turn modes: what the service published directly, by biz_key: the message id
+    /// and when (two maps of one type, to keep the bundle small).
+    sent_msg_id: BTreeMap<String, u64>,
+    sent_at_ms: BTreeMap<String, u64>,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,
@@ -75,6 +78,23 @@ pub struct OrderDb {
 impl OrderDb {
     pub fn order_id_of(&self, biz_key: &str) -> Option<u64> {
         self.order_by_biz_key.get(biz_key).copied()
+    }
+
+    /// What the service published directly for a key (wrong-turn modes, or the reconciler).
+    pub fn sent_directly(&self, biz_key: &str) -> Option<SentMessage> {
+        let msg_id = *self.sent_msg_id.get(biz_key)?;
+        let sent_at_ms = self.sent_at_ms.get(biz_key).copied().unwrap_or(0);
+        Some(SentMessage { msg_id, sent_at_ms })
+    }
+
+    /// How many messages were published directly.
+    pub fn sent_directly_count(&self) -> usize {
+        self.sent_msg_id.len()
+    }
+
+    fn record_sent(&mut self, biz_key: &str, msg_id: u64, at_ms: u64) {
+        self.sent_msg_id.insert(biz_key.to_string(), msg_id);
+        self.sent_at_ms.insert(biz_key.to_string(), at_ms);
     }
 
     pub fn order_by_key(&self, biz_key: &str) -> Option<&OrderRow> {
@@ -156,12 +176,12 @@ impl OrderDb {
             }
             MessageSentDirectly { msg_id, biz_key, .. } => {
                 self.next_msg_id = self.next_msg_id.max(msg_id + 1);
-                self.sent_directly.insert(biz_key.clone(), SentMessage { msg_id: *msg_id, sent_at_ms: at_ms });
+                self.record_sent(biz_key, *msg_id, at_ms);
             }
             GapCompensated { biz_key, msg_id, .. } => {
                 self.next_msg_id = self.next_msg_id.max(msg_id + 1);
                 if self.message_by_key(biz_key).is_none() {
-                    self.sent_directly.insert(biz_key.clone(), SentMessage { msg_id: *msg_id, sent_at_ms: at_ms });
+                    self.record_sent(biz_key, *msg_id, at_ms);
                 }
             }
             TablePreloaded { rows, shards } => {
@@ -201,11 +221,11 @@ impl OrderDb {
             }
             RelayScanned { relay_id, picked, locked: true, .. } => {
                 for id in picked {
-                    self.row_locks.insert(*id, *relay_id);
+                    self.row_locks.insert(*id, *relay_id as u64);
                 }
             }
             RelayBatchFinished { relay_id, .. } | RelayCrashed { relay_id, .. } => {
-                self.row_locks.retain(|_, holder| holder != relay_id);
+                self.row_locks.retain(|_, holder| *holder != *relay_id as u64);
             }
             RowClaimed { msg_id, lease_until_ms, .. } => {
                 if let Some(row) = self.outbox.get(*msg_id) {

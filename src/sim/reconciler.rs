@@ -31,7 +31,7 @@ pub fn scheduled(ctx: &mut Ctx<'_>) {
 pub fn run(ctx: &mut Ctx<'_>) {
     let gaps = find_gaps(ctx);
     let db = &ctx.world.order_db;
-    let messages = (db.outbox.len() + db.history.len() + db.sent_directly.len()) as u64;
+    let messages = (db.outbox.len() + db.history.len() + db.sent_directly_count()) as u64;
     ctx.emit(EventKind::ReconcileStarted {
         orders: db.orders.len() as u64,
         messages,
@@ -78,7 +78,7 @@ fn find_gaps(ctx: &Ctx<'_>) -> Vec<Gap> {
                 // PENDING: the relay still owns it.
                 _ => {}
             }
-        } else if let Some(sent) = db.sent_directly.get(&key) {
+        } else if let Some(sent) = db.sent_directly(&key) {
             if settled(sent.sent_at_ms) {
                 let republish = Some((sent.msg_id, payload_json(&key, order.amount_cents)));
                 gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish });
@@ -91,7 +91,7 @@ fn find_gaps(ctx: &Ctx<'_>) -> Vec<Gap> {
         }
     }
     // Ledger 3 against 1: effects with no order, or more than one effect.
-    for (key, effect) in effects {
+    for (key, effect) in effects.iter() {
         if gaps.len() >= MAX_GAPS_PER_RUN {
             break;
         }

@@ -157,7 +157,7 @@ pub fn tick(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
 fn scan(ctx: &Ctx<'_>, relay_id: u32, shard: u32) -> super::outbox_table::ScanResult {
     let db = &ctx.world.order_db;
     let skip_locked = ctx.config.lock == LockMode::SkipLocked;
-    let skip = |id: u64| skip_locked && db.row_locks.get(&id).is_some_and(|&holder| holder != relay_id);
+    let skip = |id: u64| skip_locked && db.row_locks.get(&id).is_some_and(|&holder| holder != relay_id as u64);
     if ctx.config.index {
         db.outbox.scan_due(shard, ctx.now_ms, ctx.config.batch_size, skip)
     } else {
@@ -177,7 +177,11 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
     let lock = ctx.config.lock;
     if lock == LockMode::ForUpdate {
         let db = &ctx.world.order_db;
-        let holder = result.picked.iter().find_map(|id| db.row_locks.get(id).copied().filter(|&h| h != relay_id));
+        let holder = result
+            .picked
+            .iter()
+            .find_map(|id| db.row_locks.get(id).copied().filter(|&h| h != relay_id as u64))
+            .map(|h| h as u32);
         if let Some(holder) = holder {
             // Blocked on the first locked row until the holder's transaction ends.
             if ctx.world.relay(relay_id).and_then(|r| r.waiting_on) != Some(holder) {

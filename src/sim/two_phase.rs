@@ -4,9 +4,9 @@
 //! it recovers. No MQ, no outbox: the order and the payment commit together, or not at all.
 
 use super::event::EventKind;
+use super::id_map::IdMap;
 use super::order_service::OrderRequest;
 use super::simulation::{Action, Ctx};
-use std::collections::BTreeMap;
 
 /// One round in progress.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub struct Round {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TwoPcState {
     pub next_round: u64,
-    pub open: BTreeMap<u64, Round>,
+    pub open: IdMap<Round>,
 }
 
 impl TwoPcState {

@@ -1,0 +1,368 @@
+//! The page: state (the run, the cursor, the toggles), autoplay, keys, the share link, and
+//! the layout that reads like the pipeline: controls, the scene, then the panels.
+
+use super::controls::{BreakIt, Controls};
+use super::i18n::{Lang, Vocab, Words};
+use super::panels::{checks::Checks, log::EventLog, sql::SqlPanel, table::MessageTable};
+use super::scene::Scene;
+use super::timeline::{Frame, Run};
+use super::url_state::{self, UrlState};
+use crate::sim::scenario::{Command, RunSpec};
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// Milliseconds between two events at each speed (0.5× … 16×); no floats on the page.
+pub const SPEEDS: [u32; 6] = [1400, 700, 350, 175, 88, 44];
+pub const SPEED_LABELS: [&str; 6] = ["0.5×", "1×", "2×", "4×", "8×", "16×"];
+
+/// The page's state, passed to every component (all fields are signals, so it is `Copy`).
+#[derive(Clone, Copy)]
+pub struct Lab {
+    pub run: RwSignal<Arc<Run>>,
+    pub cursor: RwSignal<usize>,
+    pub playing: RwSignal<bool>,
+    pub speed: RwSignal<usize>,
+    pub lang: RwSignal<Lang>,
+    pub vocab: RwSignal<Vocab>,
+    pub notices: RwSignal<Vec<String>>,
+    pub frame: Memo<Frame>,
+}
+
+impl Lab {
+    /// The lab at `state`; `spec` (tests, imports) replaces the built-in scenario it names.
+    pub fn new(state: &UrlState, mut notices: Vec<String>, spec: Option<RunSpec>) -> Lab {
+        let spec = match spec {
+            Some(spec) => Ok(spec),
+            None => RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
+                notices.push(e);
+                RunSpec::builtin(url_state::DEFAULT_SCENARIO, 1)
+            }),
+        };
+        let run = match spec {
+            Ok(mut spec) => {
+                spec.interventions = state.interventions.clone();
+                Run::play(spec.clone()).or_else(|e| {
+                    notices.push(e);
+                    spec.interventions.clear();
+                    Run::play(spec)
+                })
+            }
+            Err(e) => Err(e),
+        };
+        let run = match run {
+            Ok(r) => r,
+            Err(e) => {
+                // Cannot happen with the built-in scenarios; an empty run keeps the page alive.
+                notices.push(e);
+                Run::empty()
+            }
+        };
+        let mut cursor = state.step.unwrap_or(0) as usize;
+        if cursor > run.len() {
+            notices.push(format!(
+                "step={cursor}: this run has {} events / 该场景只有 {} 个事件 (→ {})",
+                run.len(),
+                run.len(),
+                run.len()
+            ));
+            cursor = run.len();
+        }
+        let run = RwSignal::new(Arc::new(run));
+        let cursor = RwSignal::new(cursor);
+        let frame = Memo::new(move |_| {
+            let c = cursor.get();
+            run.with(|r| r.frame(c))
+        });
+        Lab {
+            run,
+            cursor,
+            playing: RwSignal::new(false),
+            speed: RwSignal::new(1),
+            lang: RwSignal::new(state.lang),
+            vocab: RwSignal::new(state.vocab),
+            notices: RwSignal::new(notices),
+            frame,
+        }
+    }
+
+    pub fn words(&self) -> Words {
+        Words { lang: self.lang.get(), vocab: self.vocab.get() }
+    }
+
+    /// Events in the run (tracked: re-renders when the run changes).
+    pub fn events_len(&self) -> usize {
+        self.run.with(|r| r.len())
+    }
+
+    pub fn go(&self, cursor: usize) {
+        let n = self.run.with_untracked(|r| r.len());
+        self.cursor.set(cursor.min(n));
+    }
+
+    pub fn step_by(&self, delta: isize) {
+        let c = self.cursor.get_untracked() as isize + delta;
+        self.go(c.max(0) as usize);
+    }
+
+    /// Plays a fresh built-in scenario (no interventions) from the start.
+    pub fn load(&self, id: &str, seed: u64) {
+        match RunSpec::builtin(id, seed).and_then(Run::play) {
+            Ok(run) => {
+                self.playing.set(false);
+                self.run.set(Arc::new(run));
+                self.cursor.set(0);
+            }
+            Err(e) => self.notices.update(|n| n.push(e)),
+        }
+    }
+
+    /// Breaks it on purpose: the command happens after the events up to the cursor (or, if
+    /// that falls inside one step of the simulation, right after that step); the cursor moves
+    /// onto the first event it caused.
+    pub fn inject(&self, command: Command) {
+        let cursor = self.cursor.get_untracked();
+        let forked = self.run.with_untracked(|r| r.fork(cursor, command));
+        match forked {
+            Ok((run, parted)) => {
+                let len = run.len();
+                self.run.set(Arc::new(run));
+                // Onto the first event the command caused; if it caused none, stay.
+                self.cursor.set(parted.map_or(cursor, |at| at + 1).min(len));
+            }
+            Err(e) => self.notices.update(|n| n.push(e)),
+        }
+    }
+
+    pub fn url_state(&self) -> UrlState {
+        self.run.with(|r| UrlState {
+            scenario: r.spec.scenario.id.clone(),
+            seed: r.spec.seed,
+            step: Some(self.cursor.get() as u64),
+            lang: self.lang.get(),
+            vocab: self.vocab.get(),
+            interventions: r.spec.interventions.clone(),
+        })
+    }
+}
+
+/// The query string of the page (empty outside a browser window).
+fn location_search() -> String {
+    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+}
+
+/// The app as the page mounts it: state from the URL.
+#[component]
+pub fn App() -> impl IntoView {
+    let (state, notices) = url_state::parse(&location_search());
+    view! { <LabPage state=state notices=notices sync_url=true/> }
+}
+
+/// The lab with a given starting state (tests mount this directly).
+#[component]
+pub fn LabPage(
+    state: UrlState,
+    #[prop(default = Vec::new())] notices: Vec<String>,
+    #[prop(default = false)] sync_url: bool,
+    /// A run to show instead of the built-in scenario `state` names.
+    #[prop(optional)]
+    spec: Option<RunSpec>,
+) -> impl IntoView {
+    let lab = Lab::new(&state, notices, spec);
+    autoplay(lab);
+    keyboard(lab);
+    if sync_url {
+        url_sync(lab);
+    }
+    // The document's language follows the toggle (fonts, screen readers).
+    Effect::new(move |_| {
+        let code = match lab.lang.get() {
+            Lang::Zh => "zh-CN",
+            Lang::En => "en",
+        };
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            if let Some(el) = doc.document_element() {
+                let _ = el.set_attribute("lang", code);
+            }
+            if sync_url {
+                doc.set_title(&format!("{} · outbox-lab", lab.words().t("title")));
+            }
+        }
+    });
+    view! {
+        <main
+            class="lab"
+            data-testid="lab"
+            data-lang=move || lab.lang.get().code()
+            data-view=move || lab.vocab.get().code()
+        >
+            <header class="lab-header">
+                <h1>{tr(lab, "title")} " " <span class="en">"outbox-lab"</span></h1>
+                <p class="lead" data-testid="lead">{tr(lab, "lead")}</p>
+            </header>
+            <Notices lab=lab/>
+            <Controls lab=lab/>
+            <Scene lab=lab/>
+            <p class="caption" data-testid="caption" aria-live="polite">
+                {move || {
+                    let w = lab.words();
+                    lab.run.with(|r| {
+                        lab.frame.with(|f| match &f.event {
+                            Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
+                            None => w.t("caption_start").to_string(),
+                        })
+                    })
+                }}
+            </p>
+            <div class="panels">
+                <div class="col">
+                    <EventLog lab=lab/>
+                    <SqlPanel lab=lab/>
+                    <BreakIt lab=lab/>
+                </div>
+                <div class="col">
+                    <Checks lab=lab/>
+                </div>
+            </div>
+            <MessageTable lab=lab/>
+        </main>
+    }
+}
+
+#[component]
+fn Notices(lab: Lab) -> impl IntoView {
+    view! {
+        <Show when=move || lab.notices.with(|n| !n.is_empty())>
+            <div class="notice" role="alert" data-testid="notice">
+                <strong>{move || lab.words().t("notice_title")}</strong>
+                <ul>
+                    {move || {
+                        lab.notices
+                            .get()
+                            .into_iter()
+                            .take(10)
+                            .map(|n| view! { <li>{n}</li> })
+                            .collect_view()
+                    }}
+                </ul>
+                <button on:click=move |_| lab.notices.set(Vec::new()) data-testid="notice-close">
+                    "×"
+                </button>
+            </div>
+        </Show>
+    }
+}
+
+/// Steps the cursor while playing; each step schedules the next (gloo-timers).
+fn autoplay(lab: Lab) {
+    Effect::new(move |_| {
+        if !lab.playing.get() {
+            return;
+        }
+        let c = lab.cursor.get();
+        if c >= lab.events_len() {
+            lab.playing.set(false);
+            return;
+        }
+        let delay = SPEEDS.get(lab.speed.get()).copied().unwrap_or(700);
+        gloo_timers::callback::Timeout::new(delay, move || {
+            let still = lab.playing.try_get_untracked() == Some(true) && lab.cursor.try_get_untracked() == Some(c);
+            if still {
+                lab.cursor.try_set(c + 1);
+            }
+        })
+        .forget();
+    });
+}
+
+fn keyboard(lab: Lab) {
+    let handle = window_event_listener(leptos::ev::keydown, move |e| {
+        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return;
+        }
+        let tag = e
+            .target()
+            .and_then(|t| {
+                use leptos::wasm_bindgen::JsCast;
+                t.dyn_into::<web_sys::Element>().ok()
+            })
+            .map(|el| el.tag_name())
+            .unwrap_or_default();
+        if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
+            return;
+        }
+        let Some(n) = lab.run.try_with_untracked(|r| r.len()) else {
+            return;
+        };
+        match e.key().as_str() {
+            " " | "Spacebar" => {
+                e.prevent_default();
+                lab.playing.update(|p| *p = !*p);
+            }
+            "ArrowRight" => {
+                e.prevent_default();
+                lab.playing.set(false);
+                lab.step_by(1);
+            }
+            "ArrowLeft" => {
+                e.prevent_default();
+                lab.playing.set(false);
+                lab.step_by(-1);
+            }
+            "Home" => {
+                e.prevent_default();
+                lab.playing.set(false);
+                lab.go(0);
+            }
+            "End" => {
+                e.prevent_default();
+                lab.playing.set(false);
+                lab.go(n);
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || handle.remove());
+}
+
+/// Keeps the address bar a share link of what is on screen: not while playing, and only once
+/// the cursor has rested for a moment (browsers throttle frequent history updates).
+fn url_sync(lab: Lab) {
+    Effect::new(move |_| {
+        if lab.playing.get() {
+            return;
+        }
+        let q = url_state::to_query(&lab.url_state());
+        gloo_timers::callback::Timeout::new(250, move || {
+            let still = lab.playing.try_get_untracked() == Some(false)
+                && lab.run.try_with_untracked(|_| url_state::to_query(&untrack(|| lab.url_state()))).as_deref()
+                    == Some(q.as_str());
+            if !still {
+                return;
+            }
+            if let Some(w) = web_sys::window() {
+                if w.location().search().ok().as_deref() == Some(q.as_str()) {
+                    return;
+                }
+                if let Ok(h) = w.history() {
+                    let _ = h.replace_state_with_url(&leptos::wasm_bindgen::JsValue::NULL, "", Some(&q));
+                }
+            }
+        })
+        .forget();
+    });
+}
+
+/// Gives the keyboard back to the page after a choice in a drop-down (so ←/→ step the
+/// run instead of changing the selection).
+pub fn blur(ev: &leptos::ev::Event) {
+    use leptos::wasm_bindgen::JsCast;
+    if let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.blur();
+    }
+}
+
+/// A label that follows the toggles. One function, so every label shares one closure type
+/// (a closure per label would be compiled once per label and weigh on the wasm size).
+pub fn tr(lab: Lab, key: &'static str) -> impl Fn() -> &'static str + Copy + Send + Sync + 'static {
+    move || lab.words().t(key)
+}

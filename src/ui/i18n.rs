@@ -1,0 +1,644 @@
+//! Words: two languages (中文 by default, English) and two vocabularies (the restaurant
+//! metaphor, the technical words). Every label and every sentence of narration goes through
+//! here, so the toggles change the whole page at once. All text is written for this lab.
+
+use super::timeline::{clock, money, span};
+use crate::sim::event::{DeliveryCause, Event, EventKind, Injection, PublishFailure, RollbackCause, TxFault};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    Zh,
+    En,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Vocab {
+    /// The restaurant: cashier, ticket rack, runner, kitchen window, kitchen.
+    #[default]
+    Metaphor,
+    /// Order service, outbox table, relay, MQ, consumer.
+    Tech,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Lang> {
+        match s {
+            "zh" | "zh-CN" | "cn" => Some(Lang::Zh),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+}
+
+impl Vocab {
+    pub fn code(self) -> &'static str {
+        match self {
+            Vocab::Metaphor => "metaphor",
+            Vocab::Tech => "tech",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Vocab> {
+        match s {
+            "metaphor" | "restaurant" => Some(Vocab::Metaphor),
+            "tech" | "technical" => Some(Vocab::Tech),
+            _ => None,
+        }
+    }
+}
+
+/// The language and vocabulary in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Words {
+    pub lang: Lang,
+    pub vocab: Vocab,
+}
+
+impl Words {
+    /// Picks one of four: (中文 metaphor, 中文 technical, English metaphor, English technical).
+    pub fn pick<T>(self, zm: T, zt: T, em: T, et: T) -> T {
+        match (self.lang, self.vocab) {
+            (Lang::Zh, Vocab::Metaphor) => zm,
+            (Lang::Zh, Vocab::Tech) => zt,
+            (Lang::En, Vocab::Metaphor) => em,
+            (Lang::En, Vocab::Tech) => et,
+        }
+    }
+
+    /// Picks by language only.
+    pub fn lang<T>(self, zh: T, en: T) -> T {
+        match self.lang {
+            Lang::Zh => zh,
+            Lang::En => en,
+        }
+    }
+
+    /// A label by key. Unknown keys come back as themselves (visible, never a panic).
+    pub fn t(self, key: &'static str) -> &'static str {
+        let p = |zm, zt, em, et| self.pick(zm, zt, em, et);
+        let l = |zh, en| self.lang(zh, en);
+        match key {
+            "title" => l("本地消息表实验室", "Local message table lab"),
+            "lead" => p(
+                "收银台一笔写下订单和小票，跑堂定时把小票送到出菜窗口，后厨凭票号挡住重复单。",
+                "订单与消息在同一个本地事务里提交；中继定时扫描、投递、退避重试；消费者靠去重表做到幂等。",
+                "The cashier writes the order and its ticket in one stroke; a runner carries tickets to the kitchen window; the kitchen refuses repeats by number.",
+                "One local transaction commits the order and its message; a relay scans, publishes and backs off; an idempotent consumer deduplicates.",
+            ),
+            "cashier" => p("收银台", "订单服务", "Cashier", "Order service"),
+            "orders_db" => p("订单簿", "orders 表", "Order book", "orders table"),
+            "rack" => p("票夹", "消息表 outbox", "Ticket rack", "Outbox table"),
+            "runner" => p("跑堂", "中继 relay", "Runner", "Relay"),
+            "window" => p("出菜窗口", "消息队列 MQ", "Kitchen window", "MQ (broker)"),
+            "kitchen" => p("后厨", "消费者", "Kitchen", "Consumer"),
+            "spike" => p("订单钉", "去重表 dedup", "Order spike", "Dedup table"),
+            "basket" => p("废纸篓", "丢弃的重复", "Waste basket", "Duplicates"),
+            "dead_tray" => p("死信托盘", "死信 DEAD", "Dead-letter tray", "Dead letters"),
+            "served" => p("已出菜", "业务已生效", "Served", "Effects"),
+            "open_tx" => p("正在写的复写单", "未提交事务", "Ticket being written", "Open transaction"),
+            "in_flight" => p("窗口里的单", "在途/未确认", "At the window", "In flight (unacked)"),
+            "closed" => p("卷帘已拉下", "MQ 不可用", "Shutter down", "MQ down"),
+            "crashed" => p("后厨晕倒了", "消费者已崩溃", "Kitchen out cold", "Consumer crashed"),
+            "carrying" => p("手里的小票", "本批", "Carrying", "Batch"),
+            "more" => l("更多", "more"),
+            "none" => l("无", "none"),
+            "time" => l("模拟时间", "sim time"),
+            "step" => l("事件", "event"),
+            // controls
+            "play" => l("播放", "Play"),
+            "pause" => l("暂停", "Pause"),
+            "back" => l("后退一步", "Step back"),
+            "fwd" => l("前进一步", "Step forward"),
+            "home" => l("到开头", "To start"),
+            "end" => l("到结尾", "To end"),
+            "reset" => l("重置", "Reset"),
+            "speed" => l("速度", "Speed"),
+            "seed" => l("随机种子", "Seed"),
+            "scenario" => l("场景", "Scenario"),
+            "keys_hint" => l(
+                "键盘：空格 播放/暂停，←/→ 单步，Home/End 首尾",
+                "Keys: space play/pause, ←/→ step, Home/End",
+            ),
+            "vocab_metaphor" => l("餐厅比喻", "Restaurant"),
+            "vocab_tech" => l("技术术语", "Technical"),
+            "share" => l("分享链接", "Share link"),
+            // break it
+            "break" => l("动手搞破坏（在当前这一步）", "Break it on purpose (at this step)"),
+            "break_hint" => l(
+                "注入会从当前这一步分叉出新的历史；后退依然可用。",
+                "An injection forks the history at this step; stepping back still works.",
+            ),
+            "place_order" => p("收银台接一单", "下单（本地事务）", "Take an order", "Place an order"),
+            "fault" => l("事务故障", "Transaction fault"),
+            "fault_none" => l("不出错", "no fault"),
+            "fault_after_order" => l("写完订单后出错", "after INSERT orders"),
+            "fault_after_msg" => l("写完消息后出错", "after INSERT outbox"),
+            "fault_commit" => l("提交时出错", "at COMMIT"),
+            "outage_start" => p("拉下窗口卷帘", "MQ 宕机", "Close the window", "Start MQ outage"),
+            "outage_stop" => p("拉起卷帘", "MQ 恢复", "Reopen the window", "Stop MQ outage"),
+            "dup_next" => p("下一份送两次", "下一次投递重复", "Deliver next twice", "Duplicate next delivery"),
+            "crash" => p(
+                "后厨回话前晕倒",
+                "消费者 ACK 前崩溃",
+                "Kitchen faints before replying",
+                "Crash consumer before ack",
+            ),
+            "scan_now" => p("让跑堂马上巡视", "立即扫描", "Send the runner now", "Scan now"),
+            "apply" => l("应用", "Apply"),
+            "injected" => l("已注入", "Injected"),
+            "interventions" => l("你的操作", "Your interventions"),
+            // panels
+            "table" => l("消息表 outbox", "Message table (outbox)"),
+            "by_id" => l("按 id", "By id"),
+            "index_order" => l("索引顺序 (status, next_retry_at)", "Index order (status, next_retry_at)"),
+            "next_pick" => l("下一轮扫描会取走", "the next scan picks"),
+            "legend" => l(
+                "▶ 下一轮扫描取走 · • 此刻已到期 · 扫描只沿 PENDING 段走到 LIMIT 或第一条未到期的",
+                "▶ picked by the next scan · • due now · a scan walks only the PENDING range, up to LIMIT or the first row not yet due",
+            ),
+            "caption_start" => p(
+                "开门营业前：收银台、票夹、出菜窗口和后厨都空着。按 ▶ 或 → 开始。",
+                "初始状态：两个库都是空的。按 ▶ 或 → 开始。",
+                "Before opening: cashier, rack, window and kitchen are empty. Press ▶ or → to begin.",
+                "Initial state: both databases are empty. Press ▶ or → to begin.",
+            ),
+            "no_next_scan" => l("日志里之后没有扫描", "no further scan in the log"),
+            "rows" => l("行", "rows"),
+            "page" => l("页", "page"),
+            "prev" => l("上一页", "Previous"),
+            "next" => l("下一页", "Next"),
+            "empty_table" => l("表里还没有已提交的消息", "No committed message yet"),
+            "log" => l("事件日志", "Event log"),
+            "sql" => l("对应的 SQL", "The SQL of this event"),
+            "ddl" => l("建表语句（两个索引）", "Schema (both indexes)"),
+            "no_sql" => l(
+                "这个事件没有对应的数据库语句。",
+                "This event runs no database statement.",
+            ),
+            "checks" => l("不变量", "Invariants"),
+            "atomic" => l("原子：订单与消息同生同灭", "Atomic: order and message together"),
+            "nothing_lost" => l("不丢：每单最终生效或进死信", "Nothing lost: every order done or DEAD"),
+            "no_double" => l("不重：同一单只生效一次", "No double effect"),
+            "forward_only" => l("状态只进不退", "Status moves forward only"),
+            "ok" => l("成立", "holds"),
+            "broken_at" => l("被打破，在事件", "broken at event"),
+            "ahead" => l("之后会在事件", "breaks later at event"),
+            "states" => l("消息状态机", "Message state machine"),
+            "summary" => l("本轮统计（到当前一步）", "Counts (up to this step)"),
+            "notice_title" => l("链接参数有误，已用默认值", "Bad link parameters; using defaults"),
+            _ => key,
+        }
+    }
+}
+
+fn fault_words(w: Words, f: TxFault) -> &'static str {
+    match f {
+        TxFault::AfterOrderInsert => w.t("fault_after_order"),
+        TxFault::AfterMessageInsert => w.t("fault_after_msg"),
+        TxFault::AtCommit => w.t("fault_commit"),
+    }
+}
+
+fn failure_words(w: Words, c: PublishFailure) -> &'static str {
+    match c {
+        PublishFailure::BrokerDown => w.pick(
+            "窗口卷帘拉着，没人接",
+            "连接被拒绝（MQ 宕机）",
+            "the shutter is down, nobody takes it",
+            "connection refused (MQ down)",
+        ),
+        PublishFailure::NotConfirmed => w.pick(
+            "窗口里没人应声",
+            "MQ 未在时限内确认",
+            "nobody at the window answers",
+            "the MQ did not confirm in time",
+        ),
+    }
+}
+
+/// One sentence for one event. `key_of` maps a message id to its business key.
+pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
+    use EventKind::*;
+    let zh = w.lang == Lang::Zh;
+    let m = w.vocab == Vocab::Metaphor;
+    match &e.kind {
+        TransactionBegan { tx_id, biz_key, amount_cents, waited_ms } => {
+            let a = money(*amount_cents);
+            let said = match (zh, m) {
+                (true, true) => format!("收银台接下订单 {biz_key}（{a}），拿起一张复写单"),
+                (true, false) => format!("订单服务 BEGIN 本地事务 #{tx_id}：订单 {biz_key}，金额 {a}"),
+                (false, true) => format!("The cashier takes order {biz_key} ({a}) and picks up a carbon-copy ticket"),
+                (false, false) => format!("Order service BEGINs local transaction #{tx_id}: order {biz_key}, {a}"),
+            };
+            if *waited_ms == 0 {
+                return said;
+            }
+            let d = span(*waited_ms);
+            match zh {
+                true => format!("{said}（数据库被扫描占着，这笔写入等了 {d}）"),
+                false => format!("{said} (the write waited {d} for a scan to free the database)"),
+            }
+        }
+        OrderInserted { order_id, biz_key, .. } => match (zh, m) {
+            (true, true) => format!("在复写单上写下订单 {biz_key}：还没落笔确认，别人看不见"),
+            (true, false) => format!("INSERT INTO orders（id {order_id}，{biz_key}）：事务未提交，别的会话看不见"),
+            (false, true) => {
+                format!("Order {biz_key} is written on the ticket, not yet signed: nobody else can see it")
+            }
+            (false, false) => {
+                format!("INSERT INTO orders (id {order_id}, {biz_key}): uncommitted, invisible to other sessions")
+            }
+        },
+        MessageInserted { msg_id, biz_key, .. } => match (zh, m) {
+            (true, true) => format!("同一笔压出存根：票号 {biz_key} 的小票，状态「待送」"),
+            (true, false) => format!("同一事务 INSERT INTO outbox：消息 {msg_id}，biz_key {biz_key}，status PENDING"),
+            (false, true) => format!("The same stroke presses the stub: ticket {biz_key}, marked \"to send\""),
+            (false, false) => {
+                format!("Same transaction, INSERT INTO outbox: message {msg_id}, biz_key {biz_key}, status PENDING")
+            }
+        },
+        OrderCommitted { msg_id, biz_key, .. } => match (zh, m) {
+            (true, true) => format!("落笔签字！订单 {biz_key} 和它的小票同时生效，小票挂上票夹"),
+            (true, false) => format!("COMMIT：订单 {biz_key} 与消息 {msg_id} 同时可见"),
+            (false, true) => {
+                format!("Signed! Order {biz_key} and its ticket exist together; the ticket goes on the rack")
+            }
+            (false, false) => format!("COMMIT: order {biz_key} and message {msg_id} become visible together"),
+        },
+        TransactionRolledBack { biz_key, cause, .. } => {
+            let why = match cause {
+                RollbackCause::Fault(f) => fault_words(w, *f),
+                RollbackCause::DuplicateBizKey => w.pick(
+                    "订单号重复",
+                    "唯一索引拒绝了重复的 biz_key",
+                    "the order number is taken",
+                    "the unique index refused a duplicate biz_key",
+                ),
+                RollbackCause::ProcessCrashed => w.pick(
+                    "收银员晕倒了",
+                    "进程崩溃，数据库回滚了未提交的事务",
+                    "the cashier fainted",
+                    "the process died and the database rolled back the open transaction",
+                ),
+            };
+            match (zh, m) {
+                (true, true) => format!("出错了（{why}）：整张复写单撕掉，订单 {biz_key} 和小票都不留痕迹"),
+                (true, false) => format!("ROLLBACK（{why}）：订单 {biz_key} 与消息都没有落库"),
+                (false, true) => format!("Something went wrong ({why}): the whole ticket is torn up; neither order {biz_key} nor its stub remains"),
+                (false, false) => format!("ROLLBACK ({why}): neither order {biz_key} nor its message was stored"),
+            }
+        }
+        RelayScanned { rows_examined, picked, .. } => {
+            let k = picked.len();
+            match (zh, m, k) {
+                (true, true, 0) => format!("跑堂巡视票夹（看了 {rows_examined} 张）：没有到点的小票，空手回去"),
+                (true, true, _) => format!("跑堂巡视票夹，看了 {rows_examined} 张，取走 {k} 张到点的小票"),
+                (true, false, _) => format!("中继扫描：沿 (status, next_retry_at) 索引检查 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
+                (false, true, 0) => format!("The runner checks the rack ({rows_examined} looked at): nothing due, back empty-handed"),
+                (false, true, _) => format!("The runner checks the rack, looks at {rows_examined}, takes {k} due ticket(s)"),
+                (false, false, _) => format!("Relay scan: {rows_examined} row(s) examined through the (status, next_retry_at) index, {k} due PENDING picked"),
+            }
+        }
+        MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {
+            (true, true) => format!("跑堂把 {biz_key} 的小票递进出菜窗口（第 {offset} 格）"),
+            (true, false) => format!("发布消息 {msg_id}（{biz_key}）到 MQ，offset {offset}"),
+            (false, true) => format!("The runner hands ticket {biz_key} through the kitchen window (slot {offset})"),
+            (false, false) => format!("Published message {msg_id} ({biz_key}) to the MQ at offset {offset}"),
+        },
+        MessageMarkedSent { msg_id, .. } => {
+            let k = key_of(*msg_id);
+            match (zh, m) {
+                (true, true) => format!("在 {k} 的存根上盖「已送」章"),
+                (true, false) => format!("UPDATE outbox SET status='SENT'：消息 {msg_id}（{k}）"),
+                (false, true) => format!("The stub of {k} gets the \"sent\" stamp"),
+                (false, false) => format!("UPDATE outbox SET status='SENT' for message {msg_id} ({k})"),
+            }
+        }
+        PublishFailed { msg_id, cause, retry_count, next_retry_at_ms, .. } => {
+            let k = key_of(*msg_id);
+            let why = failure_words(w, *cause);
+            let at = clock(*next_retry_at_ms);
+            match (zh, m) {
+                (true, true) => format!("{why}：{k} 的小票退回票夹，第 {retry_count} 次重试定在 {at}"),
+                (true, false) => format!("发布失败（{why}）：消息 {msg_id} 仍为 PENDING，retry_count={retry_count}，next_retry_at={at}"),
+                (false, true) => format!("{why}: ticket {k} goes back on the rack, retry {retry_count} at {at}"),
+                (false, false) => format!("Publish failed ({why}): message {msg_id} stays PENDING, retry_count={retry_count}, next_retry_at={at}"),
+            }
+        }
+        MessageDead { msg_id, retry_count, .. } => {
+            let k = key_of(*msg_id);
+            match (zh, m) {
+                (true, true) => format!("{k} 试了 {retry_count} 次仍送不出去，放进死信托盘，等人来处理"),
+                (true, false) => format!("超过重试上限（第 {retry_count} 次失败）：消息 {msg_id} 置为 DEAD，交给人工或补偿任务"),
+                (false, true) => format!("Ticket {k} failed {retry_count} times: it goes to the dead-letter tray for a person"),
+                (false, false) => format!("Retry limit exceeded ({retry_count} failures): message {msg_id} is DEAD, for a person or a compensation job"),
+            }
+        }
+        RelayBatchFinished { published, failed, .. } => match (zh, m) {
+            (true, true) => format!("跑堂这一趟结束：送出 {published} 张，退回 {failed} 张"),
+            (true, false) => format!("本批处理完：发布成功 {published}，失败 {failed}"),
+            (false, true) => format!("The runner's trip is over: {published} delivered, {failed} brought back"),
+            (false, false) => format!("Batch finished: {published} published, {failed} failed"),
+        },
+        MessageDelivered { delivery_id, biz_key, cause, .. } => match (cause, zh, m) {
+            (DeliveryCause::First, true, true) => format!("出菜窗口把 {biz_key} 的小票交给后厨"),
+            (DeliveryCause::First, true, false) => format!("MQ 把 {biz_key} 投递给消费者（投递 {delivery_id}）"),
+            (DeliveryCause::First, false, true) => format!("The window passes ticket {biz_key} to the kitchen"),
+            (DeliveryCause::First, false, false) => {
+                format!("The MQ delivers {biz_key} to the consumer (delivery {delivery_id})")
+            }
+            (DeliveryCause::Duplicate, true, true) => {
+                format!("窗口又递进一份 {biz_key} 的副本：至少一次，不是恰好一次")
+            }
+            (DeliveryCause::Duplicate, true, false) => {
+                format!("MQ 重复投递 {biz_key}（投递 {delivery_id}）：at-least-once")
+            }
+            (DeliveryCause::Duplicate, false, true) => {
+                format!("The window passes a second copy of {biz_key}: at least once, not exactly once")
+            }
+            (DeliveryCause::Duplicate, false, false) => {
+                format!("The MQ delivers {biz_key} again (delivery {delivery_id}): at-least-once")
+            }
+            (DeliveryCause::AckTimeout, true, true) => format!("后厨一直没回话，窗口把 {biz_key} 再递一次"),
+            (DeliveryCause::AckTimeout, true, false) => {
+                format!("ACK 超时，MQ 重新投递 {biz_key}（投递 {delivery_id}）")
+            }
+            (DeliveryCause::AckTimeout, false, true) => {
+                format!("No word from the kitchen: the window passes {biz_key} again")
+            }
+            (DeliveryCause::AckTimeout, false, false) => {
+                format!("Ack timed out: the MQ redelivers {biz_key} (delivery {delivery_id})")
+            }
+        },
+        AckLost { delivery_id, msg_id } => {
+            let k = key_of(*msg_id);
+            match (zh, m) {
+                (true, true) => format!("后厨喊了「收到」，可卷帘拉着没人听见：{k} 之后还会再来"),
+                (true, false) => format!("ACK 丢失（MQ 不可用）：投递 {delivery_id}（{k}）超时后会重投"),
+                (false, true) => format!("The kitchen calls \"got it\" but the shutter is down: {k} will come again"),
+                (false, false) => {
+                    format!("Ack lost (MQ down): delivery {delivery_id} ({k}) will be redelivered after the timeout")
+                }
+            }
+        }
+        BrokerWentDown { until_ms } => {
+            let at = clock(*until_ms);
+            match (zh, m) {
+                (true, true) => format!("出菜窗口拉下卷帘，{at} 前不收小票"),
+                (true, false) => format!("MQ 宕机，预计 {at} 恢复"),
+                (false, true) => format!("The kitchen window's shutter comes down until {at}"),
+                (false, false) => format!("The MQ goes down until {at}"),
+            }
+        }
+        BrokerRecovered => w
+            .pick(
+                "卷帘拉起，出菜窗口恢复营业",
+                "MQ 恢复",
+                "The shutter goes up: the window is open again",
+                "The MQ is back",
+            )
+            .to_string(),
+        EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
+            let a = money(*amount_cents);
+            match (recorded_key, zh, m) {
+                (true, true, true) => format!("后厨看订单钉上没有 {biz_key}：开做（收款 {a}），票号插上订单钉"),
+                (true, true, false) => {
+                    format!("消费者本地事务：INSERT INTO dedup（{biz_key}）成功 → 执行业务（扣款 {a}）→ COMMIT")
+                }
+                (true, false, true) => {
+                    format!("{biz_key} is not on the spike: the kitchen cooks it (charges {a}) and spikes the number")
+                }
+                (true, false, false) => format!(
+                    "Consumer transaction: INSERT INTO dedup ({biz_key}) succeeded → effect (charge {a}) → COMMIT"
+                ),
+                (false, true, true) => format!("后厨不看订单钉，直接做了 {biz_key}（收款 {a}）"),
+                (false, true, false) => format!("消费者没有去重检查，直接执行业务：{biz_key} 扣款 {a}"),
+                (false, false, true) => format!("The kitchen never checks the spike and cooks {biz_key} (charges {a})"),
+                (false, false, false) => {
+                    format!("No dedup check: the consumer applies the effect for {biz_key} (charge {a})")
+                }
+            }
+        }
+        DuplicateSkipped { biz_key, .. } => match (zh, m) {
+            (true, true) => format!("订单钉上已经有 {biz_key}：这是重复单，扔进废纸篓，只回话「收到」"),
+            (true, false) => {
+                format!("INSERT … ON CONFLICT DO NOTHING 影响 0 行：{biz_key} 已处理过，跳过业务，只做确认")
+            }
+            (false, true) => {
+                format!("{biz_key} is already on the spike: a repeat, into the waste basket; just say \"got it\"")
+            }
+            (false, false) => format!(
+                "INSERT … ON CONFLICT DO NOTHING affected 0 rows: {biz_key} was done before; skip the effect, just ack"
+            ),
+        },
+        MessageAcked { delivery_id, msg_id } => {
+            let k = key_of(*msg_id);
+            match (zh, m) {
+                (true, true) => format!("后厨回话「收到」，窗口划掉 {k}"),
+                (true, false) => format!("消费者 ACK 投递 {delivery_id}（{k}），MQ 删除这条消息"),
+                (false, true) => format!("The kitchen calls \"got it\"; the window crosses out {k}"),
+                (false, false) => format!("The consumer acks delivery {delivery_id} ({k}); the MQ drops the message"),
+            }
+        }
+        ConsumerCrashed { delivery_id, restart_at_ms } => {
+            let at = clock(*restart_at_ms);
+            match (zh, m) {
+                (true, true) => format!("后厨做完了，还没回话就晕倒了，{at} 才醒：窗口以为没做完"),
+                (true, false) => format!("消费者已 COMMIT，但在 ACK 投递 {delivery_id} 之前崩溃；{at} 重启"),
+                (false, true) => format!(
+                    "The kitchen finished but fainted before replying, back at {at}: the window thinks it is not done"
+                ),
+                (false, false) => {
+                    format!("The consumer committed but crashed before acking delivery {delivery_id}; restarts at {at}")
+                }
+            }
+        }
+        ConsumerRestarted => w
+            .pick("后厨醒过来，回到岗位", "消费者重启完成", "The kitchen is back at work", "The consumer has restarted")
+            .to_string(),
+        MessageDone { msg_id, biz_key } => match (zh, m) {
+            (true, true) => format!("后厨的回执到了收银台：{biz_key} 的存根盖上「完成」"),
+            (true, false) => format!("消费方确认送回：UPDATE outbox SET status='DONE'，消息 {msg_id}（{biz_key}）"),
+            (false, true) => {
+                format!("The kitchen's receipt reaches the cashier: the stub of {biz_key} is stamped \"done\"")
+            }
+            (false, false) => {
+                format!("Confirmation received: UPDATE outbox SET status='DONE' for message {msg_id} ({biz_key})")
+            }
+        },
+        Injected(injection) => narrate_injection(w, injection),
+        other => super::i18n_scale::narrate(w, other, key_of),
+    }
+}
+
+fn narrate_injection(w: Words, i: &Injection) -> String {
+    let zh = w.lang == Lang::Zh;
+    let m = w.vocab == Vocab::Metaphor;
+    match i {
+        Injection::MqOutageStarted { duration_ms } => {
+            let d = span(*duration_ms);
+            match (zh, m) {
+                (true, true) => format!("【注入】出菜窗口要拉下卷帘 {d}"),
+                (true, false) => format!("【注入】MQ 宕机 {d}"),
+                (false, true) => format!("[injected] The window's shutter comes down for {d}"),
+                (false, false) => format!("[injected] MQ outage for {d}"),
+            }
+        }
+        Injection::MqOutageStopped => w
+            .pick(
+                "【注入】提前拉起卷帘",
+                "【注入】结束 MQ 宕机",
+                "[injected] The shutter is lifted early",
+                "[injected] MQ outage stopped",
+            )
+            .to_string(),
+        Injection::NextDeliveryDuplicated => w
+            .pick(
+                "【注入】下一份小票，窗口会递两次",
+                "【注入】下一次投递将重复一次",
+                "[injected] The window will pass the next ticket twice",
+                "[injected] The next delivery will be duplicated",
+            )
+            .to_string(),
+        Injection::ConsumerCrashArmed => w
+            .pick(
+                "【注入】后厨下次做完菜、回话之前会晕倒",
+                "【注入】消费者下次提交后、ACK 前崩溃",
+                "[injected] The kitchen will faint after its next dish, before replying",
+                "[injected] The consumer will crash after its next commit, before the ack",
+            )
+            .to_string(),
+        Injection::ConfigChanged { key, value } => {
+            if m {
+                if let Some(text) = setting_in_words(zh, key, value) {
+                    return text;
+                }
+            }
+            match zh {
+                true => format!("【设置】{key} = {value}"),
+                false => format!("[setting] {key} = {value}"),
+            }
+        }
+        Injection::RelayCrashArmed => w
+            .pick(
+                "【注入】下一个跑堂递完小票、盖章之前会摔倒",
+                "【注入】下一个中继发布后、标记 SENT 前崩溃",
+                "[injected] The next runner will fall after handing in a ticket, before stamping it",
+                "[injected] The next relay will crash after a publish, before marking the row SENT",
+            )
+            .to_string(),
+        Injection::ReconcileRequested => w
+            .pick(
+                "【注入】现在就对账",
+                "【注入】立即执行对账",
+                "[injected] Reconcile now",
+                "[injected] Run the reconciler now",
+            )
+            .to_string(),
+        Injection::SettleStarted => w
+            .pick(
+                "收尾：不再出故障，等所有小票各有归宿",
+                "进入收敛阶段：关闭故障注入，等待没有 PENDING、SENT 和在途消息",
+                "Closing time: no more faults; wait until every ticket has an ending",
+                "Settling: faults off; wait until nothing is PENDING, SENT or in flight",
+            )
+            .to_string(),
+    }
+}
+
+/// A short word for the bubble over the actor that caused the event.
+pub fn bubble(w: Words, e: &EventKind) -> &'static str {
+    use EventKind::*;
+    match e {
+        TransactionBegan { .. } => "BEGIN",
+        OrderInserted { .. } => "INSERT orders",
+        MessageInserted { .. } => "INSERT outbox",
+        OrderCommitted { .. } => "COMMIT",
+        TransactionRolledBack { .. } => "ROLLBACK",
+        RelayScanned { picked, .. } if picked.is_empty() => w.pick("没有到点的", "0 rows", "nothing due", "0 rows"),
+        RelayScanned { .. } => w.pick("取票", "SELECT … LIMIT", "pick up", "SELECT … LIMIT"),
+        MessagePublished { .. } => w.pick("递进窗口", "publish", "hand in", "publish"),
+        MessageMarkedSent { .. } => w.pick("盖「已送」", "SENT", "stamp sent", "SENT"),
+        PublishFailed { .. } => w.pick("没送出去", "retry+1", "not taken", "retry+1"),
+        MessageDead { .. } => "DEAD",
+        RelayBatchFinished { .. } => w.pick("回去了", "batch done", "trip over", "batch done"),
+        MessageDelivered { cause: DeliveryCause::First, .. } => w.pick("上菜单", "deliver", "ticket in", "deliver"),
+        MessageDelivered { .. } => w.pick("又来一份！", "redeliver", "again!", "redeliver"),
+        AckLost { .. } => w.pick("没听见", "ack lost", "unheard", "ack lost"),
+        BrokerWentDown { .. } => w.pick("打烊", "DOWN", "closed", "DOWN"),
+        BrokerRecovered => w.pick("营业", "UP", "open", "UP"),
+        EffectApplied { .. } => w.pick("做菜", "effect", "cook", "effect"),
+        DuplicateSkipped { .. } => w.pick("重复，扔掉", "ON CONFLICT", "repeat: bin it", "ON CONFLICT"),
+        MessageAcked { .. } => w.pick("收到", "ACK", "got it", "ACK"),
+        ConsumerCrashed { .. } => w.pick("晕倒", "crash", "faints", "crash"),
+        ConsumerRestarted => w.pick("醒了", "restart", "back", "restart"),
+        MessageDone { .. } => "DONE",
+        Injected(_) => w.lang("注入", "injected"),
+        other => super::i18n_scale::bubble(w, other),
+    }
+}
+
+/// A setting change told in the restaurant's words (None: no such words; the key is shown).
+fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
+    let ms = || value.parse::<u64>().ok().map(span);
+    Some(match (key, zh) {
+        ("batch_size", true) => format!("【设置】跑堂每趟最多拿 {value} 张小票"),
+        ("batch_size", false) => format!("[setting] The runner carries at most {value} tickets per trip"),
+        ("scan_interval_ms", true) => format!("【设置】跑堂每 {} 巡视一次票夹", ms()?),
+        ("scan_interval_ms", false) => format!("[setting] The runner checks the rack every {}", ms()?),
+        ("backoff_base_ms", true) => format!("【设置】没送出去的小票先等 {}，之后每次加倍", ms()?),
+        ("backoff_base_ms", false) => {
+            format!("[setting] A ticket that was not taken waits {} first, doubling each time", ms()?)
+        }
+        ("max_retries", true) => format!("【设置】一张小票最多重试 {value} 次，再不行就进死信托盘"),
+        ("max_retries", false) => {
+            format!("[setting] A ticket is retried at most {value} times, then goes to the dead-letter tray")
+        }
+        ("idempotent", true) => match value {
+            "true" => "【设置】后厨会先查订单钉，重复的单扔进废纸篓".to_string(),
+            _ => "【设置】后厨不再查订单钉：来一张做一张".to_string(),
+        },
+        ("idempotent", false) => match value {
+            "true" => "[setting] The kitchen checks the spike first and bins repeats".to_string(),
+            _ => "[setting] The kitchen stops checking the spike: every ticket gets cooked".to_string(),
+        },
+        ("mq_duplicate_rate", true) => match value {
+            "0" => "【设置】出菜窗口不再重复递单".to_string(),
+            "1" => "【设置】出菜窗口每张小票都会递两次（至少一次投递的极端情形）".to_string(),
+            _ => format!("【设置】出菜窗口有 {value} 的概率把小票递两次"),
+        },
+        ("mq_duplicate_rate", false) => match value {
+            "0" => "[setting] The window stops passing tickets twice".to_string(),
+            "1" => "[setting] The window passes every ticket twice (at-least-once, at its worst)".to_string(),
+            _ => format!("[setting] The window passes a ticket twice with probability {value}"),
+        },
+        _ => return None,
+    })
+}
+
+/// What to watch for in a built-in scenario, and one thing to try.
+pub fn guide(lang: Lang, scenario: &str) -> &'static str {
+    let zh = lang == Lang::Zh;
+    match (scenario, zh) {
+        ("seed-demo", true) => "看点：A001、A002 与各自的小票在同一笔里落定；5 分钟后一轮扫描把两张都送出；窗口把每张都递了两次，后厨凭订单钉把重复的扔进废纸篓。试试：在开头把「消费端幂等」改成 false，再到结尾看「不重」徽章。",
+        ("seed-demo", false) => "Watch: A001 and A002 are committed with their tickets in one stroke; one scan five minutes later sends both; the window passes each twice and the kitchen bins the repeats by the spike. Try: at the start set \"Idempotent consumer\" to false, then look at the no-double-effect badge at the end.",
+        ("happy-path", true) => "看点：二十笔订单，一切顺利——每张小票都走完 待送 → 已送 → 完成。试试：把「每轮最多取」改成 2，看票夹里的积压和一致性窗口如何变长。",
+        ("happy-path", false) => "Watch: twenty orders and nothing goes wrong — every ticket goes PENDING → SENT → DONE. Try: set the batch size to 2 and watch the backlog on the rack and the consistency window grow.",
+        ("rollback", true) => "看点：三笔订单在事务的不同位置出错，订单和小票一起消失，票夹上不留痕迹；重复的订单号被唯一索引拒绝。试试：在任意一步注入「提交时出错」的新订单，再看 SQL 面板里的 ROLLBACK。",
+        ("rollback", false) => "Watch: three orders fail at different points of their transaction; the order and its ticket vanish together; a repeated order number is refused by the unique index. Try: inject a new order that fails at COMMIT and read the ROLLBACK in the SQL panel.",
+        ("mq-outage-backoff", true) => "看点：窗口关了 40 分钟，A001 每次都送不出去，重试间隔 1、2、4、8、16 分钟，第 6 次失败进了死信托盘；窗口恢复后，A002 顺利送达。试试：在开头把「重试上限」改成 10，A001 就能熬过这次停机。",
+        ("mq-outage-backoff", false) => "Watch: the MQ is down for 40 minutes; A001 fails each time, backing off 1, 2, 4, 8, 16 minutes, and lands in the dead-letter tray after its sixth failure; once the MQ is back, A002 gets through. Try: at the start set the retry limit to 10 and A001 survives the outage.",
+        ("consumer-crash-redelivery", true) => "看点：后厨做完第一张单、还没回话就晕倒了；窗口等不到回话，过一会儿把同一张单再递一次，订单钉挡住了重复，顾客只付一次钱。试试：关掉幂等再看一遍。",
+        ("consumer-crash-redelivery", false) => "Watch: the kitchen cooks the first ticket and faints before replying; the window hears nothing and passes the same ticket again later; the spike stops the repeat and the customer pays once. Try: turn idempotency off and watch again.",
+        ("no-idempotency", true) => "看点：后厨不查订单钉，窗口把 P001 递了两次，顾客被扣了两次钱——「不重」徽章变红，点它跳到出错的那一步。试试：在开头把「消费端幂等」改回 true。",
+        ("no-idempotency", false) => "Watch: the kitchen never checks the spike; the window passes P001 twice and the customer is charged twice — the no-double-effect badge turns red; click it to jump to the event. Try: set \"Idempotent consumer\" back to true at the start.",
+        (_, true) => "",
+        (_, false) => "",
+    }
+}

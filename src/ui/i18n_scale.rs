@@ -1,0 +1,311 @@
+//! Narration and bubbles for the events of the core at scale: several relays and their
+//! locks, the archive job, the wrong-turn modes, the reconciler and 2PC. Same four voices
+//! as `i18n.rs`: 中文 / English × metaphor / technical. Sentences are templates with `{0}`,
+//! `{1}` … holes, filled by [`fill`]: one small loop instead of a `format!` per voice keeps
+//! the wasm bundle small.
+
+use super::i18n::Words;
+use super::timeline::{clock, span};
+use crate::sim::event::{EventKind, GapKind};
+
+/// Replaces `{0}`, `{1}` … in `template` with `args`. A hole with no argument stays as it is.
+pub fn fill(template: &str, args: &[&str]) -> String {
+    let mut out = String::with_capacity(template.len() + 16 * args.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let hole = after.find('}').and_then(|close| Some((close, after[..close].parse::<usize>().ok()?)));
+        match hole.and_then(|(close, i)| Some((close, *args.get(i)?))) {
+            Some((close, arg)) => {
+                out.push_str(arg);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The gap's name in the chosen words.
+pub fn gap_words(w: Words, gap: GapKind) -> &'static str {
+    match gap {
+        GapKind::OrderWithoutMessage => {
+            w.pick("有单没票", "有订单无消息", "an order with no ticket", "order without message")
+        }
+        GapKind::MessageWithoutEffect => {
+            w.pick("票送了却没出菜", "消息已发无结果", "a ticket sent but no dish", "message without effect")
+        }
+        GapKind::EffectWithoutOrder => w.pick(
+            "有菜没单（幽灵单）",
+            "有结果无订单（幽灵）",
+            "a dish with no order (a ghost)",
+            "effect without order (ghost)",
+        ),
+        GapKind::DoubleEffect => w.pick("一单出了两份", "重复生效", "one order served twice", "double effect"),
+        GapKind::DeadMessage => w.pick("死信托盘里的票", "死信", "a ticket in the dead-letter tray", "dead message"),
+    }
+}
+
+/// The four templates of an event and the values for their holes.
+fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'static str; 4], Vec<String>)> {
+    use EventKind::*;
+    let n = |x: &u64| x.to_string();
+    Some(match e {
+        OrderOnlyCommitted { biz_key, .. } => (
+            [
+                "订单 {0} 签好了，却没写小票：接下来全靠收银员自己喊单",
+                "COMMIT：只有订单 {0}，没有消息行（错误做法）",
+                "Order {0} is signed but no ticket was written: now it all depends on the cashier shouting it",
+                "COMMIT: order {0} only, no message row (a wrong turn)",
+            ],
+            vec![biz_key.clone()],
+        ),
+        MessageSentDirectly { biz_key, offset, .. } => (
+            [
+                "收银员直接冲出菜窗口喊单 {0}（第 {1} 格）",
+                "订单服务绕过消息表，直接把 {0} 发布到 MQ，offset {1}",
+                "The cashier shouts order {0} straight to the kitchen window (slot {1})",
+                "The order service publishes {0} straight to the MQ at offset {1}, bypassing any table",
+            ],
+            vec![biz_key.clone(), n(offset)],
+        ),
+        OrderServiceCrashed { biz_key, committed: true, .. } => (
+            [
+                "收银员写完 {0} 就晕倒了",
+                "订单服务在 {0} 的数据库工作完成后崩溃（已提交）",
+                "The cashier faints right after writing {0}",
+                "The order service crashed right after its database work for {0} (committed)",
+            ],
+            vec![biz_key.clone()],
+        ),
+        OrderServiceCrashed { biz_key, .. } => (
+            [
+                "收银员还没签字就晕倒了：{0} 的复写单作废",
+                "订单服务在提交 {0} 之前崩溃：数据库将回滚这个事务",
+                "The cashier faints before signing: the ticket for {0} is void",
+                "The order service crashed before committing {0}: the database rolls the transaction back",
+            ],
+            vec![biz_key.clone()],
+        ),
+        TablePreloaded { rows, .. } => (
+            [
+                "开张前票夹上已经堆着 {0} 张旧小票（从没归档过）",
+                "消息表预置 {0} 行已完成（DONE）的历史数据，从未归档",
+                "Before opening, the rack already holds {0} old tickets (never archived)",
+                "The outbox starts with {0} old DONE rows (never archived)",
+            ],
+            vec![n(rows)],
+        ),
+        RowsArchived { msg_ids } => (
+            [
+                "把 {0} 张早已做完的小票收进档案柜，票夹轻了",
+                "归档任务：{0} 行 DONE 移入 outbox_history，热表变小",
+                "{0} long-finished ticket(s) go into the archive cabinet; the rack gets lighter",
+                "Archive job: {0} DONE row(s) moved to outbox_history; the hot table shrinks",
+            ],
+            vec![msg_ids.len().to_string()],
+        ),
+        RelayScanStarted { relay_id, shard, done_at_ms } => (
+            [
+                "跑堂 {0} 开始翻 {1} 号票夹（要翻到 {2}）",
+                "中继 {0} 开始扫描分片 {1}：数据库忙到 {2}",
+                "Runner {0} starts going through rack {1} (busy until {2})",
+                "Relay {0} starts scanning shard {1}; the database is busy until {2}",
+            ],
+            vec![relay_id.to_string(), shard.to_string(), clock(*done_at_ms)],
+        ),
+        RelayLockWaited { relay_id, holder } => (
+            [
+                "跑堂 {0} 想拿的小票被跑堂 {1} 按着，只好等他送完",
+                "中继 {0} 的 SELECT … FOR UPDATE 被中继 {1} 的行锁阻塞，等它提交",
+                "The tickets runner {0} wants are held by runner {1}: it waits until they are delivered",
+                "Relay {0}'s SELECT … FOR UPDATE blocks on relay {1}'s row locks until it commits",
+            ],
+            vec![relay_id.to_string(), holder.to_string()],
+        ),
+        RowClaimed { relay_id, msg_id, lease_until_ms } => (
+            [
+                "跑堂 {0} 在 {1} 的小票上夹了个“我来送”（到 {3}）",
+                "中继 {0} 认领消息 {2}：条件 UPDATE 影响 1 行，租约到 {3}",
+                "Runner {0} clips a \"mine\" tag on ticket {1} (until {3})",
+                "Relay {0} claims message {2}: the conditional UPDATE affected 1 row (lease until {3})",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*lease_until_ms)],
+        ),
+        CasConflict { relay_id, msg_id } => (
+            [
+                "跑堂 {0} 发现 {1} 已被别人夹走，松手不送",
+                "中继 {0} 认领消息 {2} 失败：条件 UPDATE 影响 0 行，不发送",
+                "Runner {0} finds ticket {1} already tagged by someone else and lets go",
+                "Relay {0} loses message {2}: the conditional UPDATE affected 0 rows; not published",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
+        ),
+        RelayCrashed { relay_id, msg_id, restart_at_ms } => (
+            [
+                "跑堂 {0} 刚把 {1} 递进窗口，还没盖“已送”就摔倒了（{3} 回来）",
+                "中继 {0} 发布消息 {2} 后、标记 SENT 前崩溃；事务回滚，{3} 重启",
+                "Runner {0} handed in ticket {1} but fell before stamping it (back at {3})",
+                "Relay {0} crashed after publishing message {2}, before marking it SENT; its transaction rolled back; restarts at {3}",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
+        ),
+        RelayRestarted { relay_id } => (
+            ["跑堂 {0} 回到岗位", "中继 {0} 重启完成", "Runner {0} is back at work", "Relay {0} has restarted"],
+            vec![relay_id.to_string()],
+        ),
+        ReconcileStarted { orders, messages, effects } => (
+            [
+                "打烊对账：点菜单 {0} 笔、小票 {1} 张、出菜 {2} 份，三方逐一比对",
+                "对账开始：orders {0} 行、消息 {1} 条、消费结果 {2} 条",
+                "Closing-time check: {0} orders, {1} tickets, {2} dishes, compared one by one",
+                "Reconciliation: {0} orders, {1} messages, {2} effects",
+            ],
+            vec![n(orders), n(messages), n(effects)],
+        ),
+        GapFound { gap, biz_key } => (
+            ["对账发现 {0}：{1}", "对账发现 {0}：{1}", "Reconciliation finds {0}: {1}", "Reconciliation finds {0}: {1}"],
+            vec![biz_key.clone(), gap_words(w, *gap).to_string()],
+        ),
+        GapCompensated { biz_key, offset, .. } => (
+            [
+                "补救：把 {0} 的小票重新递进窗口（票上的状态不回退）",
+                "补偿：重新发布 {0}（offset {1}），不改任何状态",
+                "Repair: ticket {0} is handed in again (its stamp does not go back)",
+                "Compensation: {0} re-published (offset {1}); no status moves",
+            ],
+            vec![biz_key.clone(), n(offset)],
+        ),
+        ReconcileFinished { found, compensated } => (
+            [
+                "对账结束：发现 {0} 处对不上，补上了 {1} 处",
+                "对账结束：缺口 {0} 个，已补偿 {1} 个",
+                "Check done: {0} mismatch(es), {1} repaired",
+                "Reconciliation done: {0} gap(s), {1} compensated",
+            ],
+            vec![n(found), n(compensated)],
+        ),
+        TwoPcRoundStarted { round, biz_key, participants, .. } => (
+            [
+                "两位主管举起对讲机：“{1} 这单，{2} 个部门都准备好了吗？”",
+                "2PC 第 {0} 轮：协调者向 {2} 个参与者发送 PREPARE（{1}）",
+                "The supervisors raise their walkie-talkies: \"Order {1}: are all {2} stations ready?\"",
+                "2PC round {0}: the coordinator sends PREPARE to {2} participants ({1})",
+            ],
+            vec![n(round), biz_key.clone(), n(participants)],
+        ),
+        TwoPcVoted { participant, yes: true, .. } => (
+            [
+                "部门 {0}：“准备好了，东西先锁着等你”",
+                "参与者 {0} 投票 YES：已准备，持有锁",
+                "Station {0}: \"Ready, holding everything for you\"",
+                "Participant {0} votes YES: prepared, holding its locks",
+            ],
+            vec![n(participant)],
+        ),
+        TwoPcVoted { participant, .. } => (
+            [
+                "部门 {0} 没有回音",
+                "参与者 {0} 投票 NO（不可用或超时）",
+                "Station {0} does not answer",
+                "Participant {0} votes NO (down or timed out)",
+            ],
+            vec![n(participant)],
+        ),
+        TwoPcCoordinatorCrashed { recover_at_ms, .. } => (
+            [
+                "主管的对讲机没电了！各部门锁着东西干等（到 {0}）",
+                "协调者在收齐投票后、宣布决定前崩溃：已准备的参与者阻塞到 {0}",
+                "The supervisor's walkie-talkie dies! Every station sits on its stock and waits (until {0})",
+                "The coordinator crashed after the votes, before the decision: prepared participants block until {0}",
+            ],
+            vec![clock(*recover_at_ms)],
+        ),
+        TwoPcCoordinatorRecovered { blocked_ms, .. } => (
+            [
+                "主管换好电池回来了：各部门一共白等了 {0}",
+                "协调者恢复；参与者累计阻塞 {0}",
+                "The supervisor is back with a new battery: the stations waited {0} in all",
+                "The coordinator recovered; participants were blocked {0} in all",
+            ],
+            vec![span(*blocked_ms)],
+        ),
+        TwoPcCommitted { biz_key, .. } => (
+            [
+                "“全体提交！” {0} 的订单和扣款同时生效",
+                "2PC COMMIT：{0} 在所有参与者上同时提交",
+                "\"Everyone commit!\" Order {0} and its charge happen together",
+                "2PC COMMIT: {0} commits on every participant",
+            ],
+            vec![biz_key.clone()],
+        ),
+        TwoPcAborted { biz_key, no_votes, .. } => (
+            [
+                "{1} 个部门没准备好：{0} 整单作废",
+                "2PC ABORT：{1} 个参与者未就绪，{0} 全部回滚",
+                "{1} station(s) not ready: order {0} is called off everywhere",
+                "2PC ABORT: {1} participant(s) not ready; {0} rolls back everywhere",
+            ],
+            vec![biz_key.clone(), n(no_votes)],
+        ),
+        _ => return None,
+    })
+}
+
+/// One sentence for the events `i18n::narrate` leaves to this file.
+pub fn narrate(w: Words, e: &EventKind, key_of: &dyn Fn(u64) -> String) -> String {
+    match say(e, key_of, w) {
+        Some(([zm, zt, em, et], args)) => {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            fill(w.pick(zm, zt, em, et), &refs)
+        }
+        None => e.name().to_string(),
+    }
+}
+
+/// A short word for the bubble over the actor, for the events `i18n::bubble` leaves here.
+pub fn bubble(w: Words, e: &EventKind) -> &'static str {
+    use EventKind::*;
+    match e {
+        OrderOnlyCommitted { .. } => "COMMIT",
+        MessageSentDirectly { .. } => w.pick("直接喊单", "publish", "shout", "publish"),
+        OrderServiceCrashed { .. } => w.pick("晕倒", "crash", "faints", "crash"),
+        TablePreloaded { .. } => w.pick("旧票", "preload", "old tickets", "preload"),
+        RowsArchived { .. } => w.pick("归档", "archive", "archive", "archive"),
+        RelayScanStarted { .. } => w.pick("翻票夹", "SELECT …", "looking", "SELECT …"),
+        RelayLockWaited { .. } => w.pick("等锁", "lock wait", "waits", "lock wait"),
+        RowClaimed { .. } => w.pick("夹上", "UPDATE 1", "claim", "UPDATE 1"),
+        CasConflict { .. } => w.pick("松手", "UPDATE 0", "let go", "UPDATE 0"),
+        RelayCrashed { .. } => w.pick("摔倒", "crash", "falls", "crash"),
+        RelayRestarted { .. } => w.pick("回来", "restart", "back", "restart"),
+        ReconcileStarted { .. } => w.pick("对账", "reconcile", "check", "reconcile"),
+        GapFound { .. } => w.pick("对不上！", "gap", "mismatch!", "gap"),
+        GapCompensated { .. } => w.pick("补发", "republish", "resend", "republish"),
+        ReconcileFinished { .. } => w.pick("对完", "done", "done", "done"),
+        TwoPcRoundStarted { .. } => "PREPARE?",
+        TwoPcVoted { yes: true, .. } => "YES",
+        TwoPcVoted { .. } => "NO",
+        TwoPcCoordinatorCrashed { .. } => w.pick("对讲机没电", "coordinator down", "radio dead", "coordinator down"),
+        TwoPcCoordinatorRecovered { .. } => w.pick("回来了", "recovered", "back", "recovered"),
+        TwoPcCommitted { .. } => "COMMIT",
+        TwoPcAborted { .. } => "ABORT",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    #[test]
+    fn fill_replaces_holes_and_leaves_the_rest() {
+        assert_eq!(fill("a {0} b {1} {0}", &["x", "y"]), "a x b y x");
+        assert_eq!(fill("{2} {x} {", &["x"]), "{2} {x} {");
+        assert_eq!(fill("订单 {0}", &["A001"]), "订单 A001");
+    }
+}

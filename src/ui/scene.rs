@@ -1,0 +1,442 @@
+//! The stage (SVG): cashier desk and its book, the ticket rack, the runner, the kitchen
+//! window, the kitchen with its order spike and waste basket, and the dead-letter tray.
+//! Everything is drawn from the frame at the cursor; what moves, moves because an event
+//! said so (the runner walks on relay events, a bubble names the current event).
+
+use super::app::Lab;
+use super::i18n::{bubble, Words};
+use super::timeline::{clock, touched_msg, Frame};
+use crate::sim::event::{DeliveryCause, EventKind};
+use crate::sim::outbox_table::{OutboxRow, Status};
+use crate::ui::app::tr;
+use leptos::prelude::*;
+
+/// Tickets drawn on the rack and in the tray (the rest are counted).
+const RACK_SLOTS: usize = 15;
+const TRAY_SLOTS: usize = 8;
+const WINDOW_SLOTS: usize = 5;
+const SPIKE_SLOTS: usize = 4;
+
+fn status_class(s: Status) -> &'static str {
+    match s {
+        Status::Pending => "pending",
+        Status::Sent => "sent",
+        Status::Done => "done",
+        Status::Dead => "dead",
+    }
+}
+
+fn status_word(w: Words, s: Status) -> &'static str {
+    match s {
+        Status::Pending => w.pick("待送", "PENDING", "to send", "PENDING"),
+        Status::Sent => w.pick("已送", "SENT", "sent", "SENT"),
+        Status::Done => w.pick("完成", "DONE", "done", "DONE"),
+        Status::Dead => w.pick("死信", "DEAD", "dead", "DEAD"),
+    }
+}
+
+/// Which tickets hang on the rack: every PENDING and SENT one first (oldest first), then
+/// the most recent DONE ones while there is room.
+fn rack_rows(f: &Frame) -> (Vec<OutboxRow>, usize) {
+    let outbox = &f.world.order_db.outbox;
+    let mut live: Vec<OutboxRow> = outbox
+        .rows()
+        .filter(|r| matches!(r.status, Status::Pending | Status::Sent))
+        .take(RACK_SLOTS)
+        .cloned()
+        .collect();
+    let room = RACK_SLOTS - live.len();
+    let done = outbox.count(Status::Done) as usize;
+    if room > 0 && done > 0 {
+        let mut recent: Vec<OutboxRow> = outbox
+            .rows()
+            .filter(|r| r.status == Status::Done)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .take(room)
+            .cloned()
+            .collect();
+        recent.reverse();
+        live.extend(recent);
+        live.sort_by_key(|r| r.id);
+    }
+    let total = outbox.len() - outbox.count(Status::Dead) as usize;
+    (live, total.saturating_sub(RACK_SLOTS))
+}
+
+#[component]
+pub fn Scene(lab: Lab) -> impl IntoView {
+    // The stage is redrawn as a whole from each frame: one reactive region keeps the wasm
+    // small; the runner is a lasting element so its walk can be animated by CSS.
+    let body = move || {
+        let w = lab.words();
+        lab.frame.with(|f| draw(f, w))
+    };
+    let f = lab.frame;
+    let at_window = move || f.with(runner_at_window);
+    // What the runner carries and says, drawn inside the lasting element.
+    let runner_view = move || {
+        let w = lab.words();
+        f.with(|f| {
+            let n = f.world.relays.first().map_or(0, |r| r.batch.len());
+            let mut o = format!(
+                r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#,
+                esc(w.t("runner"))
+            );
+            if n > 0 {
+                o.push_str(&format!(r#"<g class="carry" data-testid="carrying" data-count="{n}">"#));
+                for i in 0..n.min(5) as i32 {
+                    o.push_str(&format!(
+                        r#"<rect x="{}" y="{}" width="18" height="22" rx="2" class="ticket pending"/>"#,
+                        30 + i * 3,
+                        190 - i * 3
+                    ));
+                }
+                o.push_str(&format!(r#"<text x="44" y="230" class="count">×{n}</text></g>"#));
+            }
+            o
+        })
+    };
+    let runner_class = move || {
+        let acting = f.with(|f| f.event.as_ref().is_some_and(|e| e.kind.actor() == crate::sim::event::Actor::Relay));
+        if acting {
+            "relay actor runner acting"
+        } else {
+            "relay actor runner"
+        }
+    };
+    view! {
+        <section class="stage" data-testid="scene">
+            <svg viewBox="0 0 1000 340" text-anchor="middle" role="img" aria-label=tr(lab, "title") class="scene">
+                <g class="drawn" inner_html=body></g>
+                <g class=runner_class data-testid="runner"
+                    data-at=move || if at_window() { "window" } else { "rack" }
+                    style:transform=move || if at_window() { "translate(70px, 0px)" } else { "translate(0px, 0px)" }>
+                    <g transform="translate(520,0)">
+                        <circle cx="20" cy="172" r="12" class="person"/>
+                        <rect x="8" y="185" width="24" height="34" rx="6" class="person"/>
+                        <line x1="12" y1="219" x2="8" y2="244" class="leg"/>
+                        <line x1="28" y1="219" x2="32" y2="244" class="leg"/>
+                        <g inner_html=runner_view></g>
+                    </g>
+                </g>
+            </svg>
+            <p class="legend" data-testid="legend" inner_html=move || legend(lab.words())></p>
+        </section>
+    }
+}
+
+fn runner_at_window(f: &Frame) -> bool {
+    matches!(
+        f.event.as_ref().map(|e| &e.kind),
+        Some(
+            EventKind::MessagePublished { .. }
+                | EventKind::MessageMarkedSent { .. }
+                | EventKind::PublishFailed { .. }
+                | EventKind::MessageDead { .. }
+                | EventKind::RelayBatchFinished { .. }
+        )
+    )
+}
+
+/// What the colours and marks on the stage mean.
+fn legend(w: Words) -> String {
+    let mut o = String::new();
+    for s in Status::ALL {
+        o.push_str(&format!(
+            r#"<span class="key"><i class="swatch {}"></i>{}</span>"#,
+            status_class(s),
+            status_word(w, s)
+        ));
+    }
+    o.push_str(&format!(
+        r#"<span class="key"><i class="swatch next"></i>{}</span><span class="key"><i class="swatch again"></i>{}</span><span class="key">↻ {} · @ {}</span>"#,
+        w.pick("下一轮会被取走", "下一轮扫描会选中", "taken on the next round", "picked by the next scan"),
+        w.pick("重复/重投的副本", "重复投递/重投", "a second copy", "duplicate / redelivery"),
+        w.pick("重试次数", "retry_count", "retries", "retry_count"),
+        w.pick("下次再试的时刻", "next_retry_at", "next try at", "next_retry_at"),
+    ));
+    o
+}
+
+/// Escapes text for the SVG markup below.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The still parts of the stage: furniture, people, frames.
+const FURNITURE: &str = r#"<g class="order_service furniture"><circle cx="55" cy="66" r="13" class="person"/><rect x="42" y="80" width="26" height="30" rx="6" class="person"/><rect x="15" y="110" width="175" height="24" rx="3" class="desk"/><g class="db" transform="translate(60,170)"><path d="M0 8 v48 a40 8 0 0 0 80 0 v-48" class="db-body"/><ellipse cx="40" cy="8" rx="40" ry="8" class="db-top"/></g></g><g class="outbox_table furniture"><rect x="210" y="28" width="290" height="228" rx="6" class="board"/><line x1="214" y1="50" x2="496" y2="50" class="wire"/><line x1="214" y1="114" x2="496" y2="114" class="wire"/><line x1="214" y1="178" x2="496" y2="178" class="wire"/></g><g class="dead_letter furniture"><rect x="210" y="268" width="290" height="58" rx="6" class="tray"/></g><g class="broker furniture"><rect x="645" y="28" width="130" height="228" rx="6" class="frame"/></g><g class="consumer furniture"><rect x="936" y="40" width="28" height="12" rx="4" class="hat"/><line x1="845" y1="190" x2="845" y2="250" class="pin"/><rect x="820" y="250" width="50" height="6" rx="2" class="pin-base"/><path d="M928 212 h44 l-6 40 h-32 z" class="basket-body"/></g><path d="M190 120 L208 120" class="flow"/><path d="M500 140 L515 140" class="flow"/><path d="M775 132 L830 132" class="flow"/>"#;
+
+/// Everything on the stage but the runner, from one frame, as SVG markup. (Drawn as text:
+/// one string per frame is far lighter in wasm than a tree of typed view nodes.)
+pub fn draw(f: &Frame, w: Words) -> String {
+    use crate::sim::event::Actor;
+    use std::fmt::Write;
+    let mut o = String::with_capacity(8192);
+    let current = f.event.as_ref().map(|e| &e.kind);
+    let touched = current.and_then(touched_msg);
+    let acting = |a: Actor| {
+        if current.is_some_and(|e| e.actor() == a) {
+            " acting"
+        } else {
+            ""
+        }
+    };
+    let label = |o: &mut String, x: i32, y: i32, class: &str, testid: &str, text: &str| {
+        let _ = write!(o, r#"<text x="{x}" y="{y}" class="{class}" data-testid="{testid}">{}</text>"#, esc(text));
+    };
+
+    let _ = write!(o, r#"<text x="8" y="332" class="clock-big" data-testid="scene-clock">{}</text>"#, clock(f.now_ms));
+    o.push_str(FURNITURE);
+
+    // ---- cashier and its book ----
+    let _ = write!(o, r#"<g class="order_service actor{}">"#, acting(Actor::OrderService));
+    label(&mut o, 100, 18, "label", "label-cashier", w.t("cashier"));
+    label(&mut o, 100, 206, "db-label", "label-orders", w.t("orders_db"));
+    label(&mut o, 100, 222, "db-count", "orders-count", &f.world.order_db.orders.len().to_string());
+    if let Some(tx) = f.world.order_db.open_txs.values().next() {
+        let _ = write!(
+            o,
+            r#"<g transform="translate(95,48)"><g class="ticket open-tx" data-testid="open-tx"><rect width="80" height="54" rx="3"/><text x="40" y="13" class="key">{}</text><text x="40" y="27" class="st">{} orders</text><text x="40" y="40" class="st">{} outbox</text><text x="40" y="51" class="retry">{}</text></g></g>"#,
+            esc(&tx.biz_key),
+            if tx.order.is_some() { "✓" } else { "…" },
+            if tx.message.is_some() { "✓" } else { "…" },
+            esc(w.t("open_tx"))
+        );
+    }
+    if let Some(EventKind::TransactionRolledBack { biz_key, .. }) = current {
+        let _ = write!(
+            o,
+            r#"<g transform="translate(95,48)"><g class="ticket torn" data-testid="torn"><rect width="80" height="54" rx="3"/><path d="M0 27 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6" class="tear"/><text x="40" y="15" class="key">{}</text><text x="40" y="46" class="st">ROLLBACK ✗</text></g></g>"#,
+            esc(biz_key)
+        );
+    }
+    o.push_str("</g>");
+
+    // ---- ticket rack (outbox table) ----
+    let (rows, more) = rack_rows(f);
+    let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
+    let carried: Vec<u64> = f.world.relays.first().map(|r| r.batch.iter().copied().collect()).unwrap_or_default();
+    o.push_str(r#"<g class="outbox_table actor">"#);
+    label(&mut o, 355, 18, "label", "label-rack", w.t("rack"));
+    for (i, row) in rows.iter().enumerate() {
+        let x = 218 + (i % 5) as i32 * 56;
+        let y = 58 + (i / 5) as i32 * 64;
+        let _ = write!(
+            o,
+            r#"<g transform="translate({x},{y})"><g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
+            status_class(row.status),
+            if Some(row.id) == touched { " changed" } else { "" },
+            if picked.contains(&row.id) && row.status == Status::Pending { " next-pick" } else { "" },
+            if carried.contains(&row.id) { " carried" } else { "" },
+            row.status.as_str(),
+            row.id,
+            esc(&row.biz_key),
+            status_word(w, row.status)
+        );
+        if row.retry_count > 0 {
+            let _ = write!(o, r#"<text x="25" y="41" class="retry">↻{}</text>"#, row.retry_count);
+            if row.status == Status::Pending {
+                let _ = write!(o, r#"<text x="25" y="52" class="clock">@{}</text>"#, short_clock(row.next_retry_at_ms));
+            }
+        }
+        o.push_str("</g></g>");
+    }
+    if more > 0 {
+        let _ =
+            write!(o, r#"<text x="490" y="250" class="more" text-anchor="end">+{more} {}</text>"#, esc(w.t("more")));
+    }
+    o.push_str("</g>");
+
+    // ---- dead-letter tray ----
+    o.push_str(r#"<g class="dead_letter actor">"#);
+    let _ = write!(
+        o,
+        r#"<text x="218" y="284" class="label small" text-anchor="start" data-testid="label-dead">{}</text>"#,
+        esc(w.t("dead_tray"))
+    );
+    let dead = f.world.order_db.outbox.rows().filter(|r| r.status == Status::Dead);
+    for (i, r) in dead.take(TRAY_SLOTS).enumerate() {
+        let _ = write!(
+            o,
+            r#"<g transform="translate({dx},292)"><g class="ticket dead{ch}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
+            esc(&r.biz_key),
+            r.retry_count,
+            ch = if Some(r.id) == touched { " changed" } else { "" },
+            dx = 222 + i * 34,
+        );
+    }
+    let _ = write!(
+        o,
+        r#"<text x="492" y="286" text-anchor="end" class="count" data-testid="dead-count">{}</text></g>"#,
+        f.world.order_db.outbox.count(Status::Dead)
+    );
+
+    // ---- kitchen window (MQ) ----
+    let down = f.world.broker.is_down(f.now_ms);
+    let _ = write!(o, r#"<g class="broker actor{}{}">"#, if down { " down" } else { "" }, acting(Actor::Broker));
+    label(&mut o, 710, 18, "label", "label-window", w.t("window"));
+    let _ = write!(
+        o,
+        r#"<text x="710" y="272" class="sub">{} <tspan data-testid="inflight-count">{}</tspan></text>"#,
+        esc(w.t("in_flight")),
+        f.world.broker.unacked.len()
+    );
+    for (i, u) in f.world.broker.unacked.values().take(WINDOW_SLOTS).enumerate() {
+        let copies = u.deliveries.len();
+        let note = match copies {
+            0 => "…".to_string(),
+            1 => "→".to_string(),
+            n => format!("↻ ×{n}"),
+        };
+        let _ = write!(
+            o,
+            r#"<g transform="translate(660,{dy})"><g class="ticket sent inflight{again}" data-testid="inflight"><rect width="100" height="32" rx="3"/><text x="50" y="14" class="key">{}</text><text x="50" y="27" class="retry">{note}</text></g></g>"#,
+            esc(&u.biz_key),
+            again = if copies > 1 { " redelivered" } else { "" },
+            dy = 54 + i * 38,
+        );
+    }
+    if down {
+        o.push_str(
+            r#"<g class="shutter" data-testid="shutter"><rect x="645" y="28" width="130" height="228" rx="6"/>"#,
+        );
+        for i in 0..9 {
+            let _ = write!(o, r#"<line x1="645" y1="{y}" x2="775" y2="{y}"/>"#, y = 40 + i * 24);
+        }
+        let _ = write!(o, r#"<text x="710" y="150" class="closed">{}</text></g>"#, esc(w.t("closed")));
+    }
+    if let Some(EventKind::MessageDelivered { biz_key, cause, .. }) = current {
+        let _ = write!(
+            o,
+            r#"<g class="ticket sent flying{}" data-testid="delivery"><rect x="772" y="120" width="46" height="26" rx="3"/><text x="795" y="137" class="key">{}</text></g>"#,
+            if *cause != DeliveryCause::First { " dup" } else { "" },
+            esc(biz_key)
+        );
+    }
+    o.push_str("</g>");
+
+    // ---- kitchen (consumer) ----
+    let crashed = f.world.consumer.down_until_ms.is_some();
+    let _ =
+        write!(o, r#"<g class="consumer actor{}{}">"#, if crashed { " crashed" } else { "" }, acting(Actor::Consumer));
+    label(&mut o, 890, 18, "label", "label-kitchen", w.t("kitchen"));
+    o.push_str(r#"<circle cx="950" cy="66" r="13" class="person chef"/><rect x="937" y="80" width="26" height="30" rx="6" class="person chef"/>"#);
+    if crashed {
+        label(&mut o, 945, 150, "crash-mark", "crashed", w.t("crashed"));
+    }
+    let _ = write!(
+        o,
+        r#"<g class="spike{}" data-testid="spike"><text x="845" y="180" class="label small">{}</text>"#,
+        if f.config.idempotent { "" } else { " off" },
+        esc(w.t("spike"))
+    );
+    let mut spiked: Vec<(u64, &String)> = f.world.consumer.dedup.iter().map(|(k, at)| (*at, k)).collect();
+    spiked.sort();
+    let n = spiked.len();
+    let just_spiked = match current {
+        Some(EventKind::EffectApplied { biz_key, recorded_key: true, .. }) => Some(biz_key.as_str()),
+        _ => None,
+    };
+    for (i, (_, k)) in spiked.iter().skip(n.saturating_sub(SPIKE_SLOTS)).enumerate() {
+        let _ = write!(
+            o,
+            r#"<g transform="translate(823,{dy})"><g class="ticket done spiked{ch}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
+            esc(k),
+            ch = if just_spiked == Some(k.as_str()) { " changed" } else { "" },
+            dy = 232 - i * 14
+        );
+    }
+    if let Some(EventKind::DuplicateSkipped { biz_key, .. }) = current {
+        let _ = write!(
+            o,
+            r#"<g transform="translate(930,204)"><g class="ticket sent binned" data-testid="binned"><rect width="40" height="14" rx="2"/><text x="20" y="11" class="key">{}</text></g></g>"#,
+            esc(biz_key)
+        );
+    }
+    let _ = write!(
+        o,
+        r#"<text x="877" y="254" class="count" text-anchor="start" data-testid="spike-count">{n}</text></g>"#
+    );
+    let _ = write!(
+        o,
+        r#"<g class="basket" data-testid="basket"><text x="950" y="204" class="label small">{}</text><text x="950" y="238" class="count" data-testid="basket-count">{}</text></g>"#,
+        esc(w.t("basket")),
+        f.duplicates_skipped
+    );
+    let _ = write!(
+        o,
+        r#"<text x="945" y="132" class="served" text-anchor="middle">{} <tspan data-testid="served-count">{}</tspan></text>"#,
+        esc(w.t("served")),
+        f.effects
+    );
+    let doubles = f.world.consumer.effects.values().filter(|e| e.count > 1).count();
+    if doubles > 0 {
+        let _ = write!(
+            o,
+            r#"<text x="945" y="166" class="double" text-anchor="middle" data-testid="double-effects">⚠ ×2: {doubles}</text>"#
+        );
+    }
+    o.push_str("</g>");
+
+    // ---- a bubble over whoever acted ----
+    if let Some(e) = current {
+        let (x, y) = match e.actor() {
+            Actor::OrderService => match e {
+                EventKind::MessageDone { .. } => (355, 34),
+                _ => (100, 34),
+            },
+            Actor::Relay => (if runner_at_window(f) { 610 } else { 540 }, 112),
+            Actor::Broker => (710, 34),
+            Actor::Consumer => (890, 34),
+            Actor::Lab | Actor::Reconciler => (572, 20),
+            Actor::Coordinator => (100, 34),
+        };
+        let text = bubble(w, e);
+        let bad = matches!(
+            e,
+            EventKind::TransactionRolledBack { .. }
+                | EventKind::PublishFailed { .. }
+                | EventKind::MessageDead { .. }
+                | EventKind::ConsumerCrashed { .. }
+                | EventKind::BrokerWentDown { .. }
+                | EventKind::AckLost { .. }
+                | EventKind::EffectApplied { recorded_key: false, .. }
+        );
+        let width = (text.chars().map(|c| if c.is_ascii() { 7 } else { 13 }).sum::<i32>() + 16).max(40);
+        let _ = write!(
+            o,
+            r#"<g transform="translate({bx},{by})"><g class="bubble{}" data-testid="bubble" data-seq="{}"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g></g>"#,
+            if bad { " bad" } else { "" },
+            f.cursor,
+            width / 2,
+            esc(text),
+            bx = x - width / 2,
+            by = y - 14,
+        );
+    }
+    o
+}
+
+/// "5:00" / "1:02:00" for a ticket's next-retry clock.
+fn short_clock(ms: u64) -> String {
+    let s = ms / 1000;
+    let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{sec:02}")
+    } else {
+        format!("{m}:{sec:02}")
+    }
+}

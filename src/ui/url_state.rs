@@ -1,0 +1,205 @@
+//! The share link: `?scenario=&seed=&step=&lang=&view=` (and `&x=` for the interventions a
+//! person made) restores exactly what was on the screen. Parsing never fails: a bad or unknown
+//! parameter becomes a notice and its default.
+
+use super::i18n::{Lang, Vocab};
+use crate::sim::event::TxFault;
+use crate::sim::order_service::OrderRequest;
+use crate::sim::scenario::{self, Command, Intervention};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UrlState {
+    pub scenario: String,
+    pub seed: u64,
+    pub step: Option<u64>,
+    pub lang: Lang,
+    pub vocab: Vocab,
+    pub interventions: Vec<Intervention>,
+}
+
+impl Default for UrlState {
+    fn default() -> Self {
+        UrlState {
+            scenario: DEFAULT_SCENARIO.to_string(),
+            seed: 1,
+            step: None,
+            lang: Lang::Zh,
+            vocab: Vocab::Metaphor,
+            interventions: Vec::new(),
+        }
+    }
+}
+
+/// The scenario a link without (or with a bad) `scenario=` opens.
+pub const DEFAULT_SCENARIO: &str = "seed-demo";
+
+const KNOWN: [&str; 6] = ["scenario", "seed", "step", "lang", "view", "x"];
+
+/// Parses a query string (with or without the leading '?'). Returns the state and one
+/// notice per parameter that could not be used.
+pub fn parse(query: &str) -> (UrlState, Vec<String>) {
+    let mut s = UrlState::default();
+    let mut notices = Vec::new();
+    let query = query.strip_prefix('?').unwrap_or(query);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let v = decode(v);
+        match k {
+            "scenario" => {
+                if scenario::IDS.contains(&v.as_str()) {
+                    s.scenario = v;
+                } else {
+                    notices.push(format!(
+                        "scenario=\"{v}\": unknown scenario / 未知场景 (→ {}; {})",
+                        DEFAULT_SCENARIO,
+                        scenario::IDS.join(", ")
+                    ));
+                }
+            }
+            "seed" => match v.parse::<u64>() {
+                Ok(n) => s.seed = n,
+                Err(_) => notices.push(format!(
+                    "seed=\"{v}\": expected a whole number 0..=18446744073709551615 / 种子须为非负整数 (→ 1)"
+                )),
+            },
+            "step" => match v.parse::<u64>() {
+                Ok(n) => s.step = Some(n),
+                Err(_) => notices.push(format!("step=\"{v}\": expected a whole number / 步数须为非负整数 (→ 0)")),
+            },
+            "lang" => match Lang::parse(&v) {
+                Some(l) => s.lang = l,
+                None => notices.push(format!("lang=\"{v}\": zh | en (→ zh)")),
+            },
+            "view" => match Vocab::parse(&v) {
+                Some(x) => s.vocab = x,
+                None => notices.push(format!("view=\"{v}\": metaphor | tech (→ metaphor)")),
+            },
+            "x" => match decode_interventions(&v) {
+                Ok(list) => s.interventions = list,
+                Err(e) => notices.push(format!("x=\"{v}\": {e} / 无法解析注入记录 (→ none)")),
+            },
+            _ => notices.push(format!("\"{k}\": unknown parameter / 未知参数 (known: {})", KNOWN.join(", "))),
+        }
+    }
+    (s, notices)
+}
+
+/// The query string for a state (with the leading '?').
+pub fn to_query(s: &UrlState) -> String {
+    let mut q = format!(
+        "?scenario={}&seed={}&step={}&lang={}&view={}",
+        s.scenario,
+        s.seed,
+        s.step.unwrap_or(0),
+        s.lang.code(),
+        s.vocab.code()
+    );
+    if !s.interventions.is_empty() {
+        q.push_str("&x=");
+        q.push_str(&encode_interventions(&s.interventions));
+    }
+    q
+}
+
+/// Percent-decoding of a query value ('+' is a space). Invalid escapes are kept as text.
+fn decode(v: &str) -> String {
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn safe(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+}
+
+/// `after:op[:arg…]` items joined by ','. Ops: o (order: key, cents, fault 0-3), out (ms),
+/// stop, dup, crash, scan, set (key, value).
+pub fn encode_interventions(list: &[Intervention]) -> String {
+    list.iter()
+        .map(|i| {
+            let n = i.after_events;
+            match &i.command {
+                Command::PlaceOrder(r) => {
+                    let f = match r.fault {
+                        None => 0,
+                        Some(TxFault::AfterOrderInsert) => 1,
+                        Some(TxFault::AfterMessageInsert) => 2,
+                        Some(TxFault::AtCommit) => 3,
+                    };
+                    format!("{n}:o:{}:{}:{f}", r.biz_key, r.amount_cents)
+                }
+                Command::StartMqOutage { duration_ms } => format!("{n}:out:{duration_ms}"),
+                Command::StopMqOutage => format!("{n}:stop"),
+                Command::DuplicateNextDelivery => format!("{n}:dup"),
+                Command::CrashConsumerBeforeAck => format!("{n}:crash"),
+                Command::ScanNow => format!("{n}:scan"),
+                Command::CrashRelayAfterPublish => format!("{n}:relaycrash"),
+                Command::Reconcile => format!("{n}:reconcile"),
+                Command::Set { key, value } => format!("{n}:set:{key}:{value}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub fn decode_interventions(text: &str) -> Result<Vec<Intervention>, String> {
+    const MAX: usize = 200;
+    let mut out = Vec::new();
+    for item in text.split(',').filter(|s| !s.is_empty()) {
+        if out.len() >= MAX {
+            return Err(format!("more than {MAX} interventions"));
+        }
+        let parts: Vec<&str> = item.split(':').collect();
+        let bad = || format!("cannot read '{item}'");
+        let after_events = parts.first().and_then(|p| p.parse::<u64>().ok()).ok_or_else(bad)?;
+        let command = match parts.get(1..).unwrap_or(&[]) {
+            ["o", key, cents, fault] if safe(key) => Command::PlaceOrder(OrderRequest {
+                biz_key: key.to_string(),
+                amount_cents: cents.parse().map_err(|_| bad())?,
+                fault: match *fault {
+                    "0" => None,
+                    "1" => Some(TxFault::AfterOrderInsert),
+                    "2" => Some(TxFault::AfterMessageInsert),
+                    "3" => Some(TxFault::AtCommit),
+                    _ => return Err(bad()),
+                },
+                crash: false,
+            }),
+            ["out", ms] => Command::StartMqOutage { duration_ms: ms.parse().map_err(|_| bad())? },
+            ["stop"] => Command::StopMqOutage,
+            ["dup"] => Command::DuplicateNextDelivery,
+            ["crash"] => Command::CrashConsumerBeforeAck,
+            ["scan"] => Command::ScanNow,
+            ["relaycrash"] => Command::CrashRelayAfterPublish,
+            ["reconcile"] => Command::Reconcile,
+            ["set", key, value] if safe(key) && safe(value) => {
+                let mut probe = crate::sim::Config::default();
+                probe.set(key, value).map_err(|e| e.to_string())?;
+                Command::Set { key: key.to_string(), value: value.to_string() }
+            }
+            _ => return Err(bad()),
+        };
+        out.push(Intervention { after_events, command });
+    }
+    Ok(out)
+}

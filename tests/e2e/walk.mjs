@@ -1,0 +1,147 @@
+// End-to-end: drives the release build (served from a sub-path) in headless Chromium with
+// playwright-core. Walks seed-demo event by event to the end with the keyboard, checks the
+// page against the native core's summary, walks every other scenario, plays at 16×, tries
+// both languages and both vocabularies and a bad link, reads the console for errors, and
+// saves screenshots to tests/e2e/out/.
+//   node tests/e2e/walk.mjs <url> <expected-summary.json> <out-dir>
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.OUTBOX_LAB_TOOLS || '.', 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+
+const [url, expectedFile, out] = process.argv.slice(2);
+const expected = JSON.parse(fs.readFileSync(expectedFile, 'utf8'));
+const scenarios = JSON.parse(fs.readFileSync(path.join(path.dirname(expectedFile), 'scenarios.json'), 'utf8'));
+fs.mkdirSync(out, { recursive: true });
+
+let failures = 0;
+const ok = (cond, what) => {
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!cond) failures++;
+};
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const problems = [];
+page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning' || /panicked/.test(m.text())) problems.push(`console.${m.type()}: ${m.text()}`); });
+page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+
+const text = async (id) => ((await page.locator(`[data-testid=${id}]`).first().textContent()) || '').trim();
+const cell = (key) => page.locator(`[data-testid=summary] [data-testid=${key}] td`).innerText();
+const cursor = async () => Number(await text('cursor'));
+const total = async () => Number(await text('total'));
+const shot = (name) => page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
+
+// ---- seed-demo, event by event ----
+await page.goto(`${url}?scenario=seed-demo&seed=1`);
+await page.waitForSelector('[data-testid=scene]');
+await shot('seed-demo-start-zh');
+const n = await total();
+ok(n === expected.events, `seed-demo has ${expected.events} events (page: ${n})`);
+let stepped = 0;
+let emptyNarration = 0;
+for (let i = 1; i <= n; i++) {
+  await page.keyboard.press('ArrowRight');
+  if ((await cursor()) === i) stepped++;
+  const line = await page.locator('.log .line.current [data-testid=narration]').innerText();
+  if (!line.trim()) emptyNarration++;
+  if (i === 5) await shot('seed-demo-commit-zh');
+  if (i === 10) await shot('seed-demo-scan-zh');
+  if (i === 24) await shot('seed-demo-duplicate-zh');
+}
+ok(stepped === n, `→ stepped through all ${n} events one at a time (${stepped})`);
+ok(emptyNarration === 0, 'every event has a sentence of narration');
+for (const key of ['orders_committed', 'orders_rolled_back', 'publishes', 'deliveries', 'duplicates_skipped', 'effects_applied', 'lost_orders', 'events']) {
+  const shown = await cell(key);
+  ok(shown === String(expected[key]), `${key}: page ${shown}, core ${expected[key]}`);
+}
+const done = await cell('outbox_done');
+ok(done === String(expected.outbox.done), `outbox_done: page ${done}, core ${expected.outbox.done}`);
+ok((await text('basket-count')) === String(expected.duplicates_skipped), 'the waste basket holds the skipped duplicates');
+const broken = await page.locator('[data-state=broken]').count();
+ok((broken > 0) === (expected.violations_total > 0), `invariant badges agree with the checker (${broken} broken)`);
+await shot('seed-demo-end-zh');
+
+// ---- the toggles ----
+await page.keyboard.press('Home');
+for (let i = 0; i < 16; i++) await page.keyboard.press('ArrowRight');
+await page.click('[data-testid=view]');
+ok((await text('label-cashier')) === '订单服务', '技术术语: 订单服务');
+await shot('seed-demo-16-zh-tech');
+await page.click('[data-testid=lang]');
+ok((await text('label-cashier')) === 'Order service', 'English technical: Order service');
+await shot('seed-demo-16-en-tech');
+await page.click('[data-testid=view]');
+ok((await text('label-cashier')) === 'Cashier', 'English metaphor: Cashier');
+await shot('seed-demo-16-en-metaphor');
+await page.waitForTimeout(500); // the address follows once the cursor rests
+ok(page.url().includes('lang=en') && page.url().includes('step=16'), `the address is a share link (${page.url().split('?')[1]})`);
+await page.click('[data-testid=lang]');
+await page.click('[data-testid=view]');
+
+// ---- play at 16× for a moment ----
+await page.keyboard.press('Home');
+await page.selectOption('[data-testid=speed]', '5');
+await page.keyboard.press(' ');
+await page.waitForTimeout(800);
+await page.keyboard.press(' ');
+const played = await cursor();
+ok(played > 5, `playing at 16× moved the cursor (${played})`);
+
+// ---- break it: a failed order, an outage, no idempotency ----
+await page.keyboard.press('Home');
+for (let i = 0; i < 9; i++) await page.keyboard.press('ArrowRight');
+await page.selectOption('[data-testid=order-fault]', '3');
+await page.click('[data-testid=inject-order]');
+// The cursor is on the new order's BEGIN; INSERT orders, INSERT outbox, then ROLLBACK.
+for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+ok(await page.locator('[data-testid=torn]').count() === 1, 'an injected fault at COMMIT tears the ticket');
+ok((await text('sql-text')).includes('ROLLBACK'), 'the SQL panel shows the ROLLBACK');
+await shot('break-rollback-zh');
+await page.click('[data-testid=inject-outage]');
+await page.keyboard.press('ArrowRight');
+ok(await page.locator('[data-testid=shutter]').count() === 1, 'an injected outage shutters the window');
+await page.keyboard.press('Home');
+await page.selectOption('[data-testid=set-idempotent]', 'false');
+await page.click('[data-testid=end]');
+ok((await page.locator('[data-testid=badge-double]').getAttribute('data-state')) !== 'ok', 'without idempotency the no-double-effect badge is not ok');
+await shot('break-end-zh');
+
+// ---- every scenario, walked event by event ----
+for (const s of scenarios) {
+  await page.goto(`${url}?scenario=${s.scenario}&seed=1&lang=en&view=tech`);
+  await page.waitForSelector('[data-testid=scene]');
+  const t = await total();
+  ok(t === s.events, `${s.scenario}: ${t} events (core ${s.events})`);
+  for (let i = 0; i < t; i++) await page.keyboard.press('ArrowRight');
+  ok((await cursor()) === t, `${s.scenario}: walked to the end`);
+  ok((await cell('effects_applied')) === String(s.effects_applied), `${s.scenario}: effects_applied ${s.effects_applied}`);
+  await shot(`${s.scenario}-end-en-tech`);
+}
+
+// ---- reduced motion: nothing moves by animation ----
+await page.emulateMedia({ reducedMotion: 'reduce' });
+await page.goto(`${url}?scenario=seed-demo&step=12`);
+await page.waitForSelector('[data-testid=runner]');
+const motion = await page.$eval('[data-testid=runner]', (el) => getComputedStyle(el).transitionDuration);
+ok(motion === '0s', `prefers-reduced-motion: the runner does not glide (transition ${motion})`);
+await page.emulateMedia({ reducedMotion: 'no-preference' });
+const glide = await (async () => { await page.reload(); await page.waitForSelector('[data-testid=runner]'); return page.$eval('[data-testid=runner]', (el) => getComputedStyle(el).transitionDuration); })();
+ok(glide !== '0s', `otherwise the runner walks (transition ${glide})`);
+
+// ---- a bad link still shows the lab, with a notice ----
+await page.goto(`${url}?scenario=nope&seed=abc&step=-1&lang=fr`);
+await page.waitForSelector('[data-testid=scene]');
+ok(await page.locator('[data-testid=notice]').count() === 1, 'a bad link shows a notice');
+ok((await total()) === expected.events, 'and falls back to seed-demo');
+await shot('bad-link');
+
+ok(problems.length === 0, `no console errors or warnings${problems.length ? ':\n  ' + problems.join('\n  ') : ''}`);
+await browser.close();
+console.log(failures ? `${failures} check(s) failed` : 'all end-to-end checks passed');
+process.exit(failures ? 1 : 0);
