@@ -207,7 +207,7 @@ pub fn LabPage(
             <Notices lab=lab/>
             <Controls lab=lab/>
             <Scene lab=lab/>
-            <p class="caption" data-testid="caption" aria-live="polite">
+            <p class="caption" data-testid="caption" aria-live=move || if lab.playing.get() { "off" } else { "polite" }>
                 {move || {
                     let w = lab.words();
                     lab.run.with(|r| {
