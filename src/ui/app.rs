@@ -41,6 +41,11 @@ impl Lab {
         let run = match spec {
             Ok(mut spec) => {
                 spec.interventions = state.interventions.clone();
+                for (k, v) in &state.config {
+                    if let Err(e) = spec.config.set(k, v) {
+                        notices.push(e.to_string());
+                    }
+                }
                 Run::play(spec.clone()).or_else(|e| {
                     notices.push(e);
                     spec.interventions.clear();
@@ -144,6 +149,7 @@ impl Lab {
             lang: self.lang.get(),
             vocab: self.vocab.get(),
             interventions: r.spec.interventions.clone(),
+            config: url_state::config_diff(&r.spec.scenario.config, &r.spec.config),
         })
     }
 }
