@@ -36,7 +36,9 @@ impl Run {
         bounded.config.max_events = bounded.config.max_events.min(MAX_EVENTS_SHOWN);
         let sim = bounded.play().map_err(|e| e.to_string())?;
         let events = sim.events().to_vec();
-        let timeline = Timeline::new(1, &events);
+        // As many relays as the run has (one today; the core may run several).
+        let relays = u32::try_from(sim.world().relays.len()).unwrap_or(1).max(1);
+        let timeline = Timeline::new(relays, &events);
         let mut keys = BTreeMap::new();
         let mut redelivered = BTreeMap::new();
         for e in &events {
