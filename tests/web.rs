@@ -377,9 +377,10 @@ fn js_sys_now() -> f64 {
 
 #[wasm_bindgen_test]
 async fn bad_url_parameters_fall_back_with_a_notice() {
-    let (s, notices) = url_state::parse("?scenario=nope&seed=-3&step=abc&lang=fr&view=x&x=zzz&foo=1");
+    let (s, notices) = url_state::parse("?scenario=nope&seed=-3&step=abc&lang=fr&view=x&x=zzz&foo=1&cfg=batch_size:0");
     assert_eq!(s, UrlState::default());
-    assert_eq!(notices.len(), 7, "{notices:?}");
+    assert_eq!(notices.len(), 8, "{notices:?}");
+    assert!(notices.iter().any(|n| n.contains("1..=10000")), "the config error says what is allowed: {notices:?}");
     let m = mount(s, notices, None);
     settle().await;
     assert!(m.has("[data-testid=notice]"));
@@ -398,6 +399,19 @@ async fn bad_url_parameters_fall_back_with_a_notice() {
 }
 
 #[wasm_bindgen_test]
+async fn a_link_can_start_a_big_run() {
+    let (s, notices) = url_state::parse("?scenario=happy-path&cfg=orders:1000,order_interval_ms:200&step=99999");
+    assert_eq!(notices.len(), 0, "{notices:?}");
+    let m = mount(s, vec![], None);
+    settle().await;
+    assert!(m.testid("row-count").starts_with("1000"), "{}", m.testid("row-count"));
+    assert_eq!(m.testid("page"), "页 84 / 84", "the last page, where the last event's row is");
+    assert_eq!(m.count("[data-testid=outbox-row]"), 1000 % 12);
+    let share = m.el("[data-testid=share]").get_attribute("href").unwrap();
+    assert!(share.contains("cfg=orders:1000,order_interval_ms:200"), "{share}");
+}
+
+#[wasm_bindgen_test]
 async fn a_share_link_restores_what_was_seen() {
     let s = UrlState {
         scenario: "seed-demo".into(),
@@ -405,6 +419,7 @@ async fn a_share_link_restores_what_was_seen() {
         step: Some(12),
         lang: Lang::En,
         vocab: Vocab::Tech,
+        config: vec![("ack_timeout_ms".into(), "10000".into())],
         interventions: vec![
             Intervention { after_events: 9, command: Command::Set { key: "batch_size".into(), value: "1".into() } },
             Intervention { after_events: 10, command: Command::DuplicateNextDelivery },

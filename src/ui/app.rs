@@ -41,6 +41,11 @@ impl Lab {
         let run = match spec {
             Ok(mut spec) => {
                 spec.interventions = state.interventions.clone();
+                for (k, v) in &state.config {
+                    if let Err(e) = spec.config.set(k, v) {
+                        notices.push(e.to_string());
+                    }
+                }
                 Run::play(spec.clone()).or_else(|e| {
                     notices.push(e);
                     spec.interventions.clear();
@@ -141,6 +146,7 @@ impl Lab {
             lang: self.lang.get(),
             vocab: self.vocab.get(),
             interventions: r.spec.interventions.clone(),
+            config: url_state::config_diff(&r.spec.scenario.config, &r.spec.config),
         })
     }
 }
@@ -202,7 +208,7 @@ pub fn LabPage(
             <Notices lab=lab/>
             <Controls lab=lab/>
             <Scene lab=lab/>
-            <p class="caption" data-testid="caption" aria-live="polite">
+            <p class="caption" data-testid="caption" aria-live=move || if lab.playing.get() { "off" } else { "polite" }>
                 {move || {
                     let w = lab.words();
                     lab.run.with(|r| {

@@ -161,7 +161,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                     type="range"
                     min="0"
                     data-testid="scrubber"
-                    aria-label="timeline"
+                    aria-label=tr(lab, "timeline")
                     max=move || n().to_string()
                     prop:value=move || lab.cursor.get().to_string()
                     on:input=move |ev| {

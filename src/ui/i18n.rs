@@ -119,6 +119,7 @@ impl Words {
             "end" => l("到结尾", "To end"),
             "reset" => l("重置", "Reset"),
             "speed" => l("速度", "Speed"),
+            "timeline" => l("时间轴：第几个事件", "Timeline: which event"),
             "seed" => l("随机种子", "Seed"),
             "scenario" => l("场景", "Scenario"),
             "keys_hint" => l(

@@ -160,6 +160,17 @@ fn legend(w: Words) -> String {
     o
 }
 
+/// A business key that fits a small ticket: long keys keep their distinctive end
+/// ("ORD-0000995" -> "…00995"); the table shows them whole.
+pub fn short_key(key: &str, max_chars: usize) -> String {
+    let n = key.chars().count();
+    if n <= max_chars {
+        return key.to_string();
+    }
+    let tail: String = key.chars().skip(n + 1 - max_chars.max(2)).collect();
+    format!("…{tail}")
+}
+
 /// Escapes text for the SVG markup below.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -210,7 +221,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(
             o,
             r#"<g transform="translate(95,48)"><g class="ticket open-tx" data-testid="open-tx"><rect width="80" height="54" rx="3"/><text x="40" y="13" class="key">{}</text><text x="40" y="27" class="st">{} orders</text><text x="40" y="40" class="st">{} outbox</text><text x="40" y="51" class="retry">{}</text></g></g>"#,
-            esc(&tx.biz_key),
+            esc(&short_key(&tx.biz_key, 11)),
             if tx.order.is_some() { "✓" } else { "…" },
             if tx.message.is_some() { "✓" } else { "…" },
             esc(w.t("open_tx"))
@@ -220,7 +231,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(
             o,
             r#"<g transform="translate(95,48)"><g class="ticket torn" data-testid="torn"><rect width="80" height="54" rx="3"/><path d="M0 27 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6" class="tear"/><text x="40" y="15" class="key">{}</text><text x="40" y="46" class="st">ROLLBACK ✗</text></g></g>"#,
-            esc(biz_key)
+            esc(&short_key(biz_key, 11))
         );
     }
     o.push_str("</g>");
@@ -243,7 +254,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
             if carried.contains(&row.id) { " carried" } else { "" },
             row.status.as_str(),
             row.id,
-            esc(&row.biz_key),
+            esc(&short_key(&row.biz_key, 6)),
             status_word(w, row.status)
         );
         if row.retry_count > 0 {
@@ -272,7 +283,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(
             o,
             r#"<g transform="translate({dx},292)"><g class="ticket dead{ch}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
-            esc(&r.biz_key),
+            esc(&short_key(&r.biz_key, 5)),
             r.retry_count,
             ch = if Some(r.id) == touched { " changed" } else { "" },
             dx = 222 + i * 34,
@@ -304,7 +315,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(
             o,
             r#"<g transform="translate(660,{dy})"><g class="ticket sent inflight{again}" data-testid="inflight"><rect width="100" height="32" rx="3"/><text x="50" y="14" class="key">{}</text><text x="50" y="27" class="retry">{note}</text></g></g>"#,
-            esc(&u.biz_key),
+            esc(&short_key(&u.biz_key, 13)),
             again = if copies > 1 { " redelivered" } else { "" },
             dy = 54 + i * 38,
         );
@@ -323,7 +334,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
             o,
             r#"<g class="ticket sent flying{}" data-testid="delivery"><rect x="772" y="120" width="46" height="26" rx="3"/><text x="795" y="137" class="key">{}</text></g>"#,
             if *cause != DeliveryCause::First { " dup" } else { "" },
-            esc(biz_key)
+            esc(&short_key(biz_key, 6))
         );
     }
     o.push_str("</g>");
@@ -354,7 +365,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(
             o,
             r#"<g transform="translate(823,{dy})"><g class="ticket done spiked{ch}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
-            esc(k),
+            esc(&short_key(k, 6)),
             ch = if just_spiked == Some(k.as_str()) { " changed" } else { "" },
             dy = 232 - i * 14
         );
@@ -363,7 +374,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(
             o,
             r#"<g transform="translate(930,204)"><g class="ticket sent binned" data-testid="binned"><rect width="40" height="14" rx="2"/><text x="20" y="11" class="key">{}</text></g></g>"#,
-            esc(biz_key)
+            esc(&short_key(biz_key, 6))
         );
     }
     let _ = write!(

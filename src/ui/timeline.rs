@@ -30,11 +30,15 @@ pub struct Run {
 
 impl Run {
     pub fn play(spec: RunSpec) -> Result<Run, String> {
-        let mut spec = spec;
-        spec.config.max_events = spec.config.max_events.min(MAX_EVENTS_SHOWN);
-        let sim = spec.play().map_err(|e| e.to_string())?;
+        // The page plays at most MAX_EVENTS_SHOWN events; the spec (and the share link) keeps
+        // what was asked for.
+        let mut bounded = spec.clone();
+        bounded.config.max_events = bounded.config.max_events.min(MAX_EVENTS_SHOWN);
+        let sim = bounded.play().map_err(|e| e.to_string())?;
         let events = sim.events().to_vec();
-        let timeline = Timeline::new(1, &events);
+        // As many relays as the run has (one today; the core may run several).
+        let relays = u32::try_from(sim.world().relays.len()).unwrap_or(1).max(1);
+        let timeline = Timeline::new(relays, &events);
         let mut keys = BTreeMap::new();
         let mut redelivered = BTreeMap::new();
         for e in &events {

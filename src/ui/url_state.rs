@@ -1,4 +1,5 @@
-//! The share link: `?scenario=&seed=&step=&lang=&view=` (and `&x=` for the interventions a
+//! The share link: `?scenario=&seed=&step=&lang=&view=` (and `&cfg=` for settings the run
+//! started with, `&x=` for the interventions a
 //! person made) restores exactly what was on the screen. Parsing never fails: a bad or unknown
 //! parameter becomes a notice and its default.
 
@@ -15,6 +16,8 @@ pub struct UrlState {
     pub lang: Lang,
     pub vocab: Vocab,
     pub interventions: Vec<Intervention>,
+    /// Config keys set before the run starts (like `outbox-sim run --set`), validated.
+    pub config: Vec<(String, String)>,
 }
 
 impl Default for UrlState {
@@ -26,6 +29,7 @@ impl Default for UrlState {
             lang: Lang::Zh,
             vocab: Vocab::Metaphor,
             interventions: Vec::new(),
+            config: Vec::new(),
         }
     }
 }
@@ -33,7 +37,7 @@ impl Default for UrlState {
 /// The scenario a link without (or with a bad) `scenario=` opens.
 pub const DEFAULT_SCENARIO: &str = "seed-demo";
 
-const KNOWN: [&str; 6] = ["scenario", "seed", "step", "lang", "view", "x"];
+const KNOWN: [&str; 7] = ["scenario", "seed", "step", "lang", "view", "cfg", "x"];
 
 /// Parses a query string (with or without the leading '?'). Returns the state and one
 /// notice per parameter that could not be used.
@@ -74,6 +78,10 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
                 Some(x) => s.vocab = x,
                 None => notices.push(format!("view=\"{v}\": metaphor | tech (→ metaphor)")),
             },
+            "cfg" => match decode_config(&v) {
+                Ok(list) => s.config = list,
+                Err(e) => notices.push(format!("cfg=\"{v}\": {e} / 设置无效 (→ the scenario's own)")),
+            },
             "x" => match decode_interventions(&v) {
                 Ok(list) => s.interventions = list,
                 Err(e) => notices.push(format!("x=\"{v}\": {e} / 无法解析注入记录 (→ none)")),
@@ -94,6 +102,10 @@ pub fn to_query(s: &UrlState) -> String {
         s.lang.code(),
         s.vocab.code()
     );
+    if !s.config.is_empty() {
+        q.push_str("&cfg=");
+        q.push_str(&s.config.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(","));
+    }
     if !s.interventions.is_empty() {
         q.push_str("&x=");
         q.push_str(&encode_interventions(&s.interventions));
@@ -202,4 +214,28 @@ pub fn decode_interventions(text: &str) -> Result<Vec<Intervention>, String> {
         out.push(Intervention { after_events, command });
     }
     Ok(out)
+}
+
+/// `key:value` pairs joined by ',', each checked by `Config::set` (so every error names the
+/// key, the value and what is allowed).
+pub fn decode_config(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut probe = crate::sim::Config::default();
+    let mut out = Vec::new();
+    for item in text.split(',').filter(|s| !s.is_empty()).take(64) {
+        let (k, v) = item.split_once(':').ok_or_else(|| format!("expected key:value, got '{item}'"))?;
+        probe.set(k, v).map_err(|e| e.to_string())?;
+        out.push((k.to_string(), v.to_string()));
+    }
+    Ok(out)
+}
+
+/// The settings of `config` that differ from `base`, as `cfg=` pairs.
+pub fn config_diff(base: &crate::sim::Config, config: &crate::sim::Config) -> Vec<(String, String)> {
+    crate::sim::config::KEYS
+        .iter()
+        .filter_map(|k| {
+            let now = config.get(k.name)?;
+            (base.get(k.name).as_ref() != Some(&now)).then(|| (k.name.to_string(), now))
+        })
+        .collect()
 }

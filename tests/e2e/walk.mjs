@@ -124,6 +124,23 @@ for (const s of scenarios) {
   await shot(`${s.scenario}-end-en-tech`);
 }
 
+// ---- a thousand rows stay smooth ----
+{
+  const t0 = Date.now();
+  await page.goto(`${url}?scenario=happy-path&cfg=orders:1000,order_interval_ms:200`);
+  await page.waitForSelector('[data-testid=scene]');
+  const loaded = Date.now() - t0;
+  await page.keyboard.press('End');
+  ok((await text('row-count')).startsWith('1000'), `a 1,000-order run: ${await text('row-count')} in the message table (loaded in ${loaded} ms)`);
+  ok((await page.locator('[data-testid=outbox-row]').count()) <= 12, 'one page of rows is in the DOM');
+  const t1 = Date.now();
+  for (let i = 0; i < 30; i++) await page.keyboard.press('ArrowLeft');
+  const per = (Date.now() - t1) / 30;
+  ok(per < 100, `stepping back through it: ${per.toFixed(1)} ms per event`);
+  await page.click('[data-testid=order-index]');
+  await shot('thousand-rows-index-order');
+}
+
 // ---- reduced motion: nothing moves by animation ----
 await page.emulateMedia({ reducedMotion: 'reduce' });
 await page.goto(`${url}?scenario=seed-demo&step=12`);

@@ -9,8 +9,10 @@ use crate::ui::timeline::clock;
 use leptos::prelude::*;
 use std::fmt::Write;
 
-/// Lines rendered before and after the cursor.
-const WINDOW: usize = 12;
+/// Lines rendered before and after the current one: what just happened, and a little of
+/// what comes next. The list never scrolls on its own, so the current line is always seen.
+const BEFORE: usize = 10;
+const AFTER: usize = 6;
 
 /// The lines as HTML, and how many lines are left out before and after.
 fn lines_html(lab: Lab) -> String {
@@ -21,8 +23,9 @@ fn lines_html(lab: Lab) -> String {
         // Event i (0-based) is the one the cursor shows at i + 1.
         let current = cursor.checked_sub(1);
         let centre = current.unwrap_or(0);
-        let start = centre.saturating_sub(WINDOW);
-        let end = (centre + WINDOW + 1).min(n);
+        let start = centre.saturating_sub(BEFORE);
+        // Near the start there is less to show before, so more is shown after.
+        let end = (start + BEFORE + AFTER + 1).min(n);
         let key_of = |id: u64| run.key_of(id);
         let mut o = String::with_capacity(4096);
         if start > 0 {
