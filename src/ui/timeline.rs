@@ -133,7 +133,7 @@ impl Run {
                     let _ = config.set(key, value);
                 }
                 EventKind::DuplicateSkipped { .. } => duplicates_skipped += 1,
-                EventKind::EffectApplied { .. } => effects += 1,
+                EventKind::EffectApplied { .. } | EventKind::TwoPcCommitted { .. } => effects += 1,
                 EventKind::RelayScanned { .. } => scans += 1,
                 _ => {}
             }
