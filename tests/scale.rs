@@ -267,3 +267,22 @@ fn gap_kinds_and_modes_have_stable_names() {
     assert_eq!(GapKind::ALL.len(), 5);
     assert_eq!(Mode::NAMES, ["outbox", "send_then_commit", "commit_then_send", "two_pc"]);
 }
+
+#[test]
+fn one_fault_three_ways_ends_correct_ghost_and_lost() {
+    let base = scenario::RunSpec::builtin("one-fault-three-ways", 1).unwrap();
+    let [outbox, send_first, commit_first] = base.three_lanes().map(|lane| lane.play().unwrap().summary());
+    assert_eq!(
+        (outbox.mode, send_first.mode, commit_first.mode),
+        (Mode::Outbox, Mode::SendThenCommit, Mode::CommitThenSend)
+    );
+    for s in [&outbox, &send_first, &commit_first] {
+        assert_eq!(s.order_crashes, 1, "the same fault in every lane");
+    }
+    // The outbox: every committed order, crash or not, gets exactly one effect.
+    assert_eq!((outbox.orders_committed, outbox.effects_applied, outbox.violations_total), (3, 3, 0));
+    // Publish first: B002 rolled back, but the MQ already had it — a ghost charge.
+    assert_eq!((send_first.orders_committed, send_first.ghost_effects), (2, 1));
+    // Commit first: B002 committed, its message died with the process — a lost order.
+    assert_eq!((commit_first.orders_committed, commit_first.lost_orders), (3, 1));
+}

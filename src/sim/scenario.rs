@@ -101,6 +101,7 @@ pub const IDS: &[&str] = &[
     "two-pc-n-nodes",
     "outage-dead-letters",
     "ai-agent-tool-call",
+    "one-fault-three-ways",
 ];
 
 /// Payment orders that two relays will both find on their first scan.
@@ -358,6 +359,17 @@ fn build(id: &str) -> Option<Scenario> {
                     .collect(),
             )
         }
+        "one-fault-three-ways" => {
+            // One crash of the order service right after its database work, in whichever mode.
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            let crashing = OrderRequest { biz_key: "B002".into(), amount_cents: 4_200, fault: None, crash: true };
+            (
+                "One fault, three ways: the order service dies right after its database work (switch mode to compare the outbox with both wrong turns)",
+                "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（切换 mode，对比本地消息表与两种错误做法）",
+                vec![order(0, "B001", 1_800), at(10 * SECOND_MS, Command::PlaceOrder(crashing)), order(20 * SECOND_MS, "B003", 2_600)],
+            )
+        }
         _ => return None,
     };
     Some(Scenario { id: id.to_string(), title_en: title_en.into(), title_zh: title_zh.into(), config, script })
@@ -477,6 +489,16 @@ impl RunSpec {
             }
         }
         Ok(())
+    }
+
+    /// The same scenario, seed and faults in each of the three ways to tell the world about
+    /// an order: the outbox, publish-then-commit, commit-then-publish (the "three lanes").
+    pub fn three_lanes(&self) -> [RunSpec; 3] {
+        [Mode::Outbox, Mode::SendThenCommit, Mode::CommitThenSend].map(|mode| {
+            let mut lane = self.clone();
+            lane.config.mode = mode;
+            lane
+        })
     }
 
     /// A built-in scenario with its own config.
