@@ -102,15 +102,17 @@ impl Lab {
         }
     }
 
-    /// "Show me": loads the scenario and settings a lesson's link names (`?scenario=&cfg=`),
-    /// from the start, keeping the language and the view. A bad link only adds a notice.
+    /// Loads what a link names (`?scenario=&seed=&step=&cfg=&x=`): a lesson's "show me" (from
+    /// the start) or an imported run file (at its step), keeping the language and the view. A
+    /// bad link only adds a notice and keeps the run.
     pub fn show(&self, query: &str) {
         let (state, mut notices) = url_state::parse(query);
         if notices.is_empty() {
             let run = play(&state, &mut notices, None);
+            let at = (state.step.unwrap_or(0) as usize).min(run.len());
             self.playing.set(false);
             self.run.set(Arc::new(run));
-            self.cursor.set(0);
+            self.cursor.set(at);
         }
         if !notices.is_empty() {
             self.notices.update(|n| n.extend(notices));

@@ -193,6 +193,42 @@ ok((await page.locator('[data-testid=badge-double]').getAttribute('data-state'))
 await page.locator('[data-testid=lessons]').scrollIntoViewIfNeeded();
 await shot('lessons-en-ai');
 
+// ---- export the run (with an intervention) and import it back at the same step ----
+{
+  await page.goto(`${url}?scenario=seed-demo&seed=1`);
+  await page.waitForSelector('[data-testid=scene]');
+  for (let i = 0; i < 9; i++) await page.keyboard.press('ArrowRight');
+  await page.click('[data-testid=inject-outage]');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  const at = await cursor();
+  const len = await total();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
+  const file = path.join(out, 'run.json');
+  await dl.saveAs(file);
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  ok(saved.format === 'outbox-lab-run' && saved.scenario === 'seed-demo' && saved.step === at && saved.link.includes('&x='), `exported the run as JSON (step ${saved.step}, ${saved.link})`);
+  await page.goto(`${url}?scenario=rollback&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  await page.setInputFiles('[data-testid=import]', file);
+  await page.waitForFunction(() => document.querySelector('[data-testid=scenario]').value === 'seed-demo');
+  ok((await cursor()) === at && (await total()) === len, `imported: the same run (${len} events, with its outage) at the same step (${at})`);
+  ok(await page.locator('[data-testid=shutter]').count() === 1, 'the imported outage is on the stage');
+  await shot('imported-run-en');
+  const foreign = path.join(out, 'foreign.json');
+  fs.writeFileSync(foreign, '{"name": "not a run", "version": 1}');
+  await page.setInputFiles('[data-testid=import]', foreign);
+  await page.waitForSelector('[data-testid=notice]');
+  ok((await text('notice')).includes('not an outbox-lab run file'), 'a foreign file is refused with a clear notice');
+  ok((await cursor()) === at && (await total()) === len, 'and the current run stays');
+  await page.click('[data-testid=notice-close]');
+  const broken = path.join(out, 'broken.json');
+  fs.writeFileSync(broken, saved ? JSON.stringify({ ...saved, link: '?scenario=nope&step=3' }) : '');
+  await page.setInputFiles('[data-testid=import]', broken);
+  await page.waitForSelector('[data-testid=notice]');
+  ok((await text('notice')).includes('nope') && (await cursor()) === at, 'a run file naming an unknown scenario: a notice, the run stays');
+  await shot('import-refused-en');
+}
+
 // ---- embedded in a course page: lab at lesson-7/lab/, page at lesson-7/embed-test.html ----
 {
   const course = new URL('embed-test.html', url).href;
