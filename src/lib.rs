@@ -2,6 +2,7 @@
 //! outbox) pattern, and the browser lab built on it.
 
 pub mod lessons;
+pub mod run_file;
 pub mod sim;
 
 #[cfg(target_arch = "wasm32")]

@@ -424,6 +424,8 @@ async fn a_share_link_restores_what_was_seen() {
             Intervention { after_events: 9, command: Command::Set { key: "batch_size".into(), value: "1".into() } },
             Intervention { after_events: 10, command: Command::DuplicateNextDelivery },
         ],
+        embed: false,
+        panel: None,
     };
     let q = url_state::to_query(&s);
     let (back, notices) = url_state::parse(&q);
@@ -436,4 +438,129 @@ async fn a_share_link_restores_what_was_seen() {
     assert_eq!(m.testid("label-cashier"), "Order service");
     let share = m.el("[data-testid=share]").get_attribute("href").unwrap();
     assert_eq!(share, q, "the page's share link is the link it was opened with");
+}
+
+// ---------------------------------------------------------------- embedding and lessons
+
+/// The page's real stylesheet, so that what it hides is hidden here too.
+fn with_main_css() -> web_sys::Element {
+    let style = document().create_element("style").unwrap();
+    style.set_text_content(Some(include_str!("../style/main.css")));
+    document().head().unwrap().append_child(&style).unwrap();
+    style
+}
+
+fn shown(m: &Mounted, selector: &str) -> bool {
+    m.el(selector).unchecked_into::<web_sys::HtmlElement>().offset_height() > 0
+}
+
+async fn wait_ms(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+fn embed_and_panel_links_parse_round_trip_and_complain_clearly() {
+    let (s, notices) = url_state::parse("?scenario=rollback&step=3&lang=en&view=tech&embed=1&panel=log");
+    assert!(notices.is_empty(), "{notices:?}");
+    assert!(s.embed);
+    assert_eq!(s.panel, Some("log"));
+    let (back, notices) = url_state::parse(&url_state::to_query(&s));
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back, s, "the share link of an embedded lab stays embedded");
+
+    let (s, notices) = url_state::parse("?embed=yes&panel=charts");
+    assert_eq!((s.embed, s.panel), (false, None));
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices[0].contains("embed=\"yes\""));
+    assert!(notices[1].contains("stage | log | sql | checks | table | break | lessons"), "{notices:?}");
+}
+
+#[wasm_bindgen_test]
+async fn embed_mode_hides_the_page_chrome_and_shows_one_panel() {
+    let style = with_main_css();
+    let full = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    assert!(shown(&full, "[data-testid=header]"), "the full page has its header");
+    assert!(shown(&full, "[data-testid=log]") && shown(&full, "[data-testid=table]"));
+    drop(full);
+
+    let m = mount(UrlState { embed: true, lang: Lang::En, ..state("seed-demo") }, vec![], None);
+    settle().await;
+    assert!(m.el("[data-testid=lab]").class_list().contains("embed"));
+    assert!(!shown(&m, "[data-testid=header]"), "no header or lead when embedded");
+    assert!(!shown(&m, "[data-testid=lead]"));
+    assert!(shown(&m, "[data-testid=controls]"), "the controls stay");
+    assert!(shown(&m, "[data-testid=scene]"), "the stage is the default panel");
+    for other in ["log", "sql", "break", "checks", "table", "lessons"] {
+        assert!(!shown(&m, &format!("[data-testid={other}]")), "{other} is hidden");
+    }
+    drop(m);
+
+    let m = mount(UrlState { embed: true, panel: Some("log"), ..state("seed-demo") }, vec![], None);
+    settle().await;
+    assert!(shown(&m, "[data-testid=log]"));
+    assert!(!shown(&m, "[data-testid=scene]") && !shown(&m, "[data-testid=table]"));
+    key("ArrowRight").await;
+    assert_eq!(m.cursor(), 1, "the embedded lab still steps");
+    drop(m);
+    style.remove();
+}
+
+#[wasm_bindgen_test]
+async fn lessons_that_cannot_load_leave_a_notice_and_the_lab_as_it_was() {
+    // The test server has no lessons.html (the e2e test opens the real one).
+    let m = mount(state("rollback"), vec![], None);
+    settle().await;
+    m.click("[data-testid=lessons-open]").await;
+    for _ in 0..50 {
+        if m.has("[data-testid=notice]") {
+            break;
+        }
+        wait_ms(20).await;
+    }
+    assert!(m.testid("notice").contains("lessons.html"), "{}", m.testid("notice"));
+    assert!(m.has("[data-testid=lessons-open]"), "and the learner can try again");
+    assert_eq!(m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>().value(), "rollback");
+}
+
+#[wasm_bindgen_test]
+async fn a_show_me_link_loads_its_scenario_and_settings_and_a_bad_one_only_complains() {
+    let m = mount(UrlState { step: Some(5), ..state("seed-demo") }, vec![], None);
+    settle().await;
+    // What a "show me" button in lessons.html carries (tests/lessons_asset.rs makes them).
+    let go = |q: &str| {
+        let b = document().create_element("button").unwrap();
+        b.set_attribute("data-go", q).unwrap();
+        b.set_attribute("data-testid", "probe").unwrap();
+        m.el("[data-testid=lessons]").append_child(&b).unwrap();
+        b.unchecked_into::<web_sys::HtmlElement>()
+    };
+    let b = go("?scenario=ai-agent-tool-call&cfg=idempotent:false");
+    b.click();
+    settle().await;
+    assert_eq!(
+        m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>().value(),
+        "ai-agent-tool-call"
+    );
+    assert_eq!(m.cursor(), 0, "from the start");
+    m.scrub(m.total()).await;
+    assert_ne!(
+        m.el("[data-testid=badge-double]").get_attribute("data-state").as_deref(),
+        Some("ok"),
+        "without dedup a refund is paid twice"
+    );
+    let before = m.total();
+    b.remove();
+
+    go("?scenario=nope").click();
+    settle().await;
+    assert!(m.testid("notice").contains("nope"));
+    assert_eq!(m.total(), before, "a bad link keeps the run");
+    assert_eq!(
+        m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>().value(),
+        "ai-agent-tool-call"
+    );
 }

@@ -3,6 +3,7 @@
 
 use super::controls::{BreakIt, Controls};
 use super::i18n::{Lang, Vocab, Words};
+use super::lessons::Lessons;
 use super::panels::{checks::Checks, log::EventLog, sql::SqlPanel, table::MessageTable};
 use super::scene::Scene;
 use super::timeline::{Frame, Run};
@@ -26,42 +27,51 @@ pub struct Lab {
     pub vocab: RwSignal<Vocab>,
     pub notices: RwSignal<Vec<String>>,
     pub frame: Memo<Frame>,
+    /// Embedded in a course page (`embed=1`), showing `panel`.
+    pub embed: bool,
+    pub panel: Option<&'static str>,
+}
+
+/// Plays the built-in scenario `state` names (or `spec`) with its settings and
+/// interventions; whatever cannot be used becomes a notice.
+fn play(state: &UrlState, notices: &mut Vec<String>, spec: Option<RunSpec>) -> Run {
+    let spec = match spec {
+        Some(spec) => Ok(spec),
+        None => RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
+            notices.push(e);
+            RunSpec::builtin(url_state::DEFAULT_SCENARIO, 1)
+        }),
+    };
+    let run = match spec {
+        Ok(mut spec) => {
+            spec.interventions = state.interventions.clone();
+            for (k, v) in &state.config {
+                if let Err(e) = spec.config.set(k, v) {
+                    notices.push(e.to_string());
+                }
+            }
+            Run::play(spec.clone()).or_else(|e| {
+                notices.push(e);
+                spec.interventions.clear();
+                Run::play(spec)
+            })
+        }
+        Err(e) => Err(e),
+    };
+    match run {
+        Ok(r) => r,
+        Err(e) => {
+            // Cannot happen with the built-in scenarios; an empty run keeps the page alive.
+            notices.push(e);
+            Run::empty()
+        }
+    }
 }
 
 impl Lab {
     /// The lab at `state`; `spec` (tests, imports) replaces the built-in scenario it names.
     pub fn new(state: &UrlState, mut notices: Vec<String>, spec: Option<RunSpec>) -> Lab {
-        let spec = match spec {
-            Some(spec) => Ok(spec),
-            None => RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
-                notices.push(e);
-                RunSpec::builtin(url_state::DEFAULT_SCENARIO, 1)
-            }),
-        };
-        let run = match spec {
-            Ok(mut spec) => {
-                spec.interventions = state.interventions.clone();
-                for (k, v) in &state.config {
-                    if let Err(e) = spec.config.set(k, v) {
-                        notices.push(e.to_string());
-                    }
-                }
-                Run::play(spec.clone()).or_else(|e| {
-                    notices.push(e);
-                    spec.interventions.clear();
-                    Run::play(spec)
-                })
-            }
-            Err(e) => Err(e),
-        };
-        let run = match run {
-            Ok(r) => r,
-            Err(e) => {
-                // Cannot happen with the built-in scenarios; an empty run keeps the page alive.
-                notices.push(e);
-                Run::empty()
-            }
-        };
+        let run = play(state, &mut notices, spec);
         let mut cursor = state.step.unwrap_or(0) as usize;
         if cursor > run.len() {
             notices.push(format!(
@@ -87,6 +97,25 @@ impl Lab {
             vocab: RwSignal::new(state.vocab),
             notices: RwSignal::new(notices),
             frame,
+            embed: state.embed,
+            panel: state.panel,
+        }
+    }
+
+    /// Loads what a link names (`?scenario=&seed=&step=&cfg=&x=`): a lesson's "show me" (from
+    /// the start) or an imported run file (at its step), keeping the language and the view. A
+    /// bad link only adds a notice and keeps the run.
+    pub fn show(&self, query: &str) {
+        let (state, mut notices) = url_state::parse(query);
+        if notices.is_empty() {
+            let run = play(&state, &mut notices, None);
+            let at = (state.step.unwrap_or(0) as usize).min(run.len());
+            self.playing.set(false);
+            self.run.set(Arc::new(run));
+            self.cursor.set(at);
+        }
+        if !notices.is_empty() {
+            self.notices.update(|n| n.extend(notices));
         }
     }
 
@@ -147,6 +176,8 @@ impl Lab {
             vocab: self.vocab.get(),
             interventions: r.spec.interventions.clone(),
             config: url_state::config_diff(&r.spec.scenario.config, &r.spec.config),
+            embed: self.embed,
+            panel: self.panel,
         })
     }
 }
@@ -194,14 +225,19 @@ pub fn LabPage(
             }
         }
     });
+    // Embedded: the stylesheet hides the page chrome and every panel but the one named (the
+    // stage if none), so the embedded page costs no code of its own; the height goes to the parent.
+    // (index.html posts the page's height to the parent window when `embed=1`.)
+    let embed = lab.embed;
     view! {
         <main
-            class="lab"
+            class=if embed { "lab embed" } else { "lab" }
+            data-panel=lab.panel.unwrap_or("stage")
             data-testid="lab"
             data-lang=move || lab.lang.get().code()
             data-view=move || lab.vocab.get().code()
         >
-            <header class="lab-header">
+            <header class="lab-header" data-testid="header">
                 <h1>{tr(lab, "title")} " " <span class="en">"outbox-lab"</span></h1>
                 <p class="lead" data-testid="lead">{tr(lab, "lead")}</p>
             </header>
@@ -230,32 +266,37 @@ pub fn LabPage(
                 </div>
             </div>
             <MessageTable lab=lab/>
+            <Lessons lab=lab open=lab.panel == Some("lessons")/>
         </main>
     }
 }
 
+/// Whatever could not be used (a bad link, a bad setting, a file that did not load), until
+/// closed. One markup string and one click handler: typed views weigh on the wasm size.
 #[component]
 fn Notices(lab: Lab) -> impl IntoView {
-    view! {
-        <Show when=move || lab.notices.with(|n| !n.is_empty())>
-            <div class="notice" role="alert" data-testid="notice">
-                <strong>{move || lab.words().t("notice_title")}</strong>
-                <ul>
-                    {move || {
-                        lab.notices
-                            .get()
-                            .into_iter()
-                            .take(10)
-                            .map(|n| view! { <li>{n}</li> })
-                            .collect_view()
-                    }}
-                </ul>
-                <button on:click=move |_| lab.notices.set(Vec::new()) data-testid="notice-close">
-                    "×"
-                </button>
-            </div>
-        </Show>
-    }
+    let markup = move || {
+        let title = lab.words().t("notice_title");
+        lab.notices.with(|n| {
+            if n.is_empty() {
+                return String::new();
+            }
+            let items: String = n.iter().take(10).map(|x| format!("<li>{}</li>", super::scene::esc(x))).collect();
+            format!(
+                "<div class=notice role=alert data-testid=notice><strong>{title}</strong><ul>{items}</ul>\
+                 <button data-testid=notice-close aria-label=close>×</button></div>"
+            )
+        })
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use leptos::wasm_bindgen::JsCast;
+        let close =
+            ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|el| el.tag_name() == "BUTTON");
+        if close {
+            lab.notices.set(Vec::new());
+        }
+    };
+    view! { <div class="notices" on:click=on_click inner_html=markup></div> }
 }
 
 /// Steps the cursor while playing; each step schedules the next (gloo-timers).

@@ -5,6 +5,7 @@ use super::app::{blur, Lab, SPEEDS, SPEED_LABELS};
 use super::i18n::{Lang, Vocab};
 use super::timeline::clock;
 use super::url_state;
+use crate::run_file;
 use crate::sim::event::TxFault;
 use crate::sim::order_service::OrderRequest;
 use crate::sim::scenario::{self, Command};
@@ -58,6 +59,32 @@ fn run_change(lab: Lab, role: &str, value: String) {
     }
 }
 
+/// Loads a run file the learner picked: its link replaces the run, at its step. A foreign or
+/// broken file (or a link in it that does not hold) only adds a notice; the run stays.
+fn import(lab: Lab, el: &web_sys::Element) {
+    use leptos::wasm_bindgen::{closure::Closure, JsCast};
+    let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() else {
+        return;
+    };
+    let (Some(file), Ok(reader)) = (input.files().and_then(|f| f.get(0)), web_sys::FileReader::new()) else {
+        return;
+    };
+    input.set_value(""); // the same file may be picked again
+    let r = reader.clone();
+    let done = Closure::<dyn FnMut()>::once(move || {
+        let text = r.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
+        match run_file::read(&text) {
+            Ok(link) => lab.show(&link),
+            Err(e) => lab.notices.update(|n| n.push(e)),
+        }
+    });
+    reader.set_onloadend(Some(done.as_ref().unchecked_ref()));
+    done.forget();
+    if reader.read_as_text(&file).is_err() {
+        lab.notices.update(|n| n.push("the file could not be read / 无法读取文件".into()));
+    }
+}
+
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
     let n = move || lab.events_len();
@@ -68,6 +95,11 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         })
     };
     let share = move || url_state::to_query(&lab.url_state());
+    // The run as a file (scenario, seed, step, settings, interventions): see crate::run_file.
+    let export = move || {
+        let q = share();
+        lab.run.with(|r| run_file::data_url(&run_file::write(&r.spec.scenario.id, r.spec.seed, lab.cursor.get(), &q)))
+    };
     let on_click = move |ev: leptos::ev::MouseEvent| {
         use leptos::wasm_bindgen::JsCast;
         if let Some(cmd) = ev
@@ -84,6 +116,10 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
             return;
         };
+        if el.get_attribute("data-role").as_deref() == Some("import") {
+            import(lab, &el);
+            return;
+        }
         if let Some(role) = el.get_attribute("data-role") {
             let value = event_target_value(&ev);
             blur(&ev);
@@ -132,6 +168,13 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                     <a class="share" data-testid="share" href=share>
                         {tr(lab, "share")}
                     </a>
+                    <a class="share" data-testid="export" download="outbox-lab-run.json" href=export>
+                        {tr(lab, "export")}
+                    </a>
+                    <label class="share import">
+                        {tr(lab, "import")}
+                        <input type="file" accept=".json,application/json" data-role="import" data-testid="import"/>
+                    </label>
                 </span>
             </div>
             <p class="scenario-title" data-testid="scenario-title">{title}</p>

@@ -85,6 +85,8 @@ impl Words {
         let l = |zh, en| self.lang(zh, en);
         match key {
             "title" => l("本地消息表实验室", "Local message table lab"),
+            "export" => l("导出", "Export"),
+            "import" => l("导入", "Import"),
             "lead" => p(
                 "收银台一笔写下订单和小票，跑堂定时把小票送到出菜窗口，后厨凭票号挡住重复单。",
                 "订单与消息在同一个本地事务里提交；中继定时扫描、投递、退避重试；消费者靠去重表做到幂等。",

@@ -8,13 +8,15 @@
 //! scene.rs      the SVG stage: the restaurant (or the system) at the cursor
 //! panels/       event log, SQL, invariants + state machine, message table
 //! i18n.rs       中文 / English × metaphor / technical; the narration
+//! lessons.rs    the lessons panel (its text is fetched when opened: dist/lessons.html)
 //! i18n_scale.rs the same for relays with locks, archive, wrong turns, reconciler, 2PC
-//! url_state.rs  ?scenario=&seed=&step=&lang=&view=&x=
+//! url_state.rs  ?scenario=&seed=&step=&lang=&view=&cfg=&x=&embed=&panel=
 
 pub mod app;
 pub mod controls;
 pub mod i18n;
 pub mod i18n_scale;
+pub mod lessons;
 pub mod panels;
 pub mod scene;
 pub mod timeline;

@@ -18,6 +18,11 @@ pub struct UrlState {
     pub interventions: Vec<Intervention>,
     /// Config keys set before the run starts (like `outbox-sim run --set`), validated.
     pub config: Vec<(String, String)>,
+    /// `embed=1`: a compact lab for an iframe in a course page (no page chrome; it posts its
+    /// height to the parent window).
+    pub embed: bool,
+    /// `panel=`: which panel an embedded lab shows (one of `PANELS`; the stage if none).
+    pub panel: Option<&'static str>,
 }
 
 impl Default for UrlState {
@@ -30,14 +35,20 @@ impl Default for UrlState {
             vocab: Vocab::Metaphor,
             interventions: Vec::new(),
             config: Vec::new(),
+            embed: false,
+            panel: None,
         }
     }
 }
 
+/// What `panel=` may name: the stage, the event log, the SQL, the checks, the message table,
+/// break-it-on-purpose, or the lessons (under the stage).
+pub const PANELS: [&str; 7] = ["stage", "log", "sql", "checks", "table", "break", "lessons"];
+
 /// The scenario a link without (or with a bad) `scenario=` opens.
 pub const DEFAULT_SCENARIO: &str = "seed-demo";
 
-const KNOWN: [&str; 7] = ["scenario", "seed", "step", "lang", "view", "cfg", "x"];
+const KNOWN: [&str; 9] = ["scenario", "seed", "step", "lang", "view", "cfg", "x", "embed", "panel"];
 
 /// Parses a query string (with or without the leading '?'). Returns the state and one
 /// notice per parameter that could not be used.
@@ -86,6 +97,15 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
                 Ok(list) => s.interventions = list,
                 Err(e) => notices.push(format!("x=\"{v}\": {e} / 无法解析注入记录 (→ none)")),
             },
+            "embed" => match v.as_str() {
+                "1" | "true" => s.embed = true,
+                "0" | "false" => s.embed = false,
+                _ => notices.push(format!("embed=\"{v}\": 1 | 0 (→ 0)")),
+            },
+            "panel" => match PANELS.iter().find(|p| **p == v) {
+                Some(p) => s.panel = Some(p),
+                None => notices.push(format!("panel=\"{v}\": {} (→ stage)", PANELS.join(" | "))),
+            },
             _ => notices.push(format!("\"{k}\": unknown parameter / 未知参数 (known: {})", KNOWN.join(", "))),
         }
     }
@@ -109,6 +129,13 @@ pub fn to_query(s: &UrlState) -> String {
     if !s.interventions.is_empty() {
         q.push_str("&x=");
         q.push_str(&encode_interventions(&s.interventions));
+    }
+    if s.embed {
+        q.push_str("&embed=1");
+    }
+    if let Some(p) = s.panel {
+        q.push_str("&panel=");
+        q.push_str(p);
     }
     q
 }

@@ -2,7 +2,8 @@
 # End-to-end: serves the release dist/ from a sub-path (as a course page would) and drives it
 # in headless Chromium with playwright-core (tests/e2e/walk.mjs): walks seed-demo to the end
 # and checks the page against the native core's summary, walks every scenario, reads the
-# console for errors. Screenshots go to tests/e2e/out/.
+# console for errors, opens the lessons, and embeds the lab in a course page
+# (lesson-7/embed-test.html with the lab at lesson-7/lab/). Screenshots go to tests/e2e/out/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -13,8 +14,11 @@ out=tests/e2e/out
 rm -rf "$out"; mkdir -p "$out"
 root=$(mktemp -d)
 trap 'kill "${server_pid:-0}" 2>/dev/null || true; rm -rf "$root"' EXIT
-mkdir -p "$root/course/lesson-7"
+mkdir -p "$root/course/lesson-7/lab"
 cp -r dist/. "$root/course/lesson-7/"
+# The same build embedded in a course page: the lab at lesson-7/lab/, the page one level up.
+cp -r dist/. "$root/course/lesson-7/lab/"
+cp tests/e2e/embed-test.html "$root/course/lesson-7/embed-test.html"
 
 # What the native core says.
 cargo run --quiet --bin outbox-sim -- run seed-demo --json >"$out/expected.json"

@@ -158,6 +158,108 @@ ok(await page.locator('[data-testid=notice]').count() === 1, 'a bad link shows a
 ok((await total()) === expected.events, 'and falls back to seed-demo');
 await shot('bad-link');
 
+// ---- lessons: fetched on open, "show me", answers on demand, both languages ----
+await page.goto(`${url}?scenario=seed-demo&step=5`);
+await page.waitForSelector('[data-testid=scene]');
+ok(await page.locator('[data-testid=lessons-body]').count() === 0, 'the lessons are not loaded before they are opened');
+await page.click('[data-testid=lessons-open]');
+await page.waitForSelector('[data-testid=lessons-body]');
+ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 21, '9 misconceptions, 10 questions and 2 AI runs each have a button');
+ok((await text('myth-exactly-once')).includes('至少一次'), 'the lessons are in Chinese by default');
+await shot('lessons-zh');
+await page.click('[data-testid=show-exactly-once]');
+ok((await page.locator('[data-testid=scenario]').inputValue()) === 'no-idempotency', '"show me" loads the misconception\'s scenario');
+ok((await cursor()) === 0, 'from its start');
+await page.waitForTimeout(500);
+ok(page.url().includes('scenario=no-idempotency'), 'and the address follows');
+await page.keyboard.press('End');
+ok((await page.locator('[data-testid=badge-double]').getAttribute('data-state')) !== 'ok', 'where it fails: a double effect');
+ok(!(await page.locator('[data-testid=a-why-not-2pc]').isVisible()), 'an answer is hidden until asked for');
+await page.click('[data-testid=q-why-not-2pc] summary');
+ok(await page.locator('[data-testid=a-why-not-2pc]').isVisible(), 'and revealed on demand');
+await page.click('[data-testid=go-why-not-2pc]');
+ok((await page.locator('[data-testid=scenario]').inputValue()) === 'two-pc-n-nodes', 'the question links to its scenario');
+await page.click('[data-testid=lang]');
+ok((await text('myth-exactly-once')).includes('at-least-once'), 'the language switch changes the lessons too');
+await page.click('[data-testid=ai-without]');
+ok((await page.locator('[data-testid=scenario]').inputValue()) === 'ai-agent-tool-call', 'the AI scenario runs in the lab');
+await page.waitForTimeout(500);
+ok(page.url().includes('cfg=idempotent:false'), `without dedup: ${page.url().split('?')[1]}`);
+await page.keyboard.press('End');
+ok((await page.locator('[data-testid=badge-double]').getAttribute('data-state')) !== 'ok', 'without dedup a refund is paid twice');
+await page.click('[data-testid=ai-with]');
+await page.keyboard.press('End');
+ok((await page.locator('[data-testid=badge-double]').getAttribute('data-state')) === 'ok', 'with dedup it is paid once');
+await page.locator('[data-testid=lessons]').scrollIntoViewIfNeeded();
+await shot('lessons-en-ai');
+
+// ---- export the run (with an intervention) and import it back at the same step ----
+{
+  await page.goto(`${url}?scenario=seed-demo&seed=1`);
+  await page.waitForSelector('[data-testid=scene]');
+  for (let i = 0; i < 9; i++) await page.keyboard.press('ArrowRight');
+  await page.click('[data-testid=inject-outage]');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  const at = await cursor();
+  const len = await total();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
+  const file = path.join(out, 'run.json');
+  await dl.saveAs(file);
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  ok(saved.format === 'outbox-lab-run' && saved.scenario === 'seed-demo' && saved.step === at && saved.link.includes('&x='), `exported the run as JSON (step ${saved.step}, ${saved.link})`);
+  await page.goto(`${url}?scenario=rollback&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  await page.setInputFiles('[data-testid=import]', file);
+  await page.waitForFunction(() => document.querySelector('[data-testid=scenario]').value === 'seed-demo');
+  ok((await cursor()) === at && (await total()) === len, `imported: the same run (${len} events, with its outage) at the same step (${at})`);
+  ok(await page.locator('[data-testid=shutter]').count() === 1, 'the imported outage is on the stage');
+  await shot('imported-run-en');
+  const foreign = path.join(out, 'foreign.json');
+  fs.writeFileSync(foreign, '{"name": "not a run", "version": 1}');
+  await page.setInputFiles('[data-testid=import]', foreign);
+  await page.waitForSelector('[data-testid=notice]');
+  ok((await text('notice')).includes('not an outbox-lab run file'), 'a foreign file is refused with a clear notice');
+  ok((await cursor()) === at && (await total()) === len, 'and the current run stays');
+  await page.click('[data-testid=notice-close]');
+  const broken = path.join(out, 'broken.json');
+  fs.writeFileSync(broken, saved ? JSON.stringify({ ...saved, link: '?scenario=nope&step=3' }) : '');
+  await page.setInputFiles('[data-testid=import]', broken);
+  await page.waitForSelector('[data-testid=notice]');
+  ok((await text('notice')).includes('nope') && (await cursor()) === at, 'a run file naming an unknown scenario: a notice, the run stays');
+  await shot('import-refused-en');
+}
+
+// ---- embedded in a course page: lab at lesson-7/lab/, page at lesson-7/embed-test.html ----
+{
+  const course = new URL('embed-test.html', url).href;
+  await page.goto(course);
+  await page.waitForFunction(() => window.heights.length > 0);
+  const lab = page.frameLocator('#outbox-lab');
+  await lab.locator('[data-testid=scene]').waitFor();
+  await page.waitForTimeout(300);
+  const sized = () => page.evaluate(() => {
+    const f = document.getElementById('outbox-lab');
+    return { last: window.heights[window.heights.length - 1], n: window.heights.length, frame: f.clientHeight, inner: f.contentDocument.body.offsetHeight };
+  });
+  let s = await sized();
+  ok(s.last > 300 && s.last < 1500, `the lab posts its height (${s.last}px, ${s.n} message(s))`);
+  ok(s.frame === s.last && s.inner === s.last, `the iframe took that height (frame ${s.frame}px, lab ${s.inner}px)`);
+  ok(!(await lab.locator('[data-testid=header]').isVisible()), 'no page chrome inside the frame');
+  ok(!(await lab.locator('[data-testid=table]').isVisible()), 'only the stage panel');
+  ok((await lab.locator('[data-testid=lab]').getAttribute('data-lang')) === 'en', 'lang=en reached the frame');
+  await page.screenshot({ path: path.join(out, 'embed-stage.png'), fullPage: true });
+  // The lessons panel: its text arrives later, the lab grows, the frame follows.
+  await page.evaluate(() => { window.heights = []; document.getElementById('outbox-lab').src = 'lab/?embed=1&scenario=seed-demo&lang=zh&panel=lessons'; });
+  await lab.locator('[data-testid=lessons-body]').waitFor();
+  await page.waitForTimeout(500);
+  s = await sized();
+  ok(s.n >= 1 && s.last > 1000, `with the lessons open the lab posts a new height (${s.last}px)`);
+  ok(s.frame === s.last && s.inner === s.last, `and the iframe follows (frame ${s.frame}px, lab ${s.inner}px)`);
+  await lab.locator('[data-testid=show-send-then-commit]').click();
+  ok((await lab.locator('[data-testid=scenario]').inputValue()) === 'send-then-commit', '"show me" works inside the frame');
+  await page.screenshot({ path: path.join(out, 'embed-lessons.png'), fullPage: true });
+}
+
 ok(problems.length === 0, `no console errors or warnings${problems.length ? ':\n  ' + problems.join('\n  ') : ''}`);
 await browser.close();
 console.log(failures ? `${failures} check(s) failed` : 'all end-to-end checks passed');

@@ -77,37 +77,42 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
             Status::ALL.iter().map(|s| format!("{} {}", s.as_str(), o.count(*s))).collect::<Vec<_>>().join(" · ")
         })
     };
+    // One delegated handler for the four buttons (`data-act`), and `hidden` instead of
+    // `<Show>`: typed handlers and Show weigh on the wasm size.
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use leptos::wasm_bindgen::JsCast;
+        let act = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("[data-act]").ok().flatten())
+            .and_then(|el| el.get_attribute("data-act"));
+        match act.as_deref() {
+            Some("id") => order.set(Order::ById),
+            Some("index") => order.set(Order::Index),
+            Some("prev") => page.update(|p| *p = p.saturating_sub(1)),
+            Some("next") => page.update(|p| *p += 1),
+            _ => {}
+        }
+    };
     view! {
-        <section class="panel table" data-testid="table">
+        <section class="panel table" data-testid="table" on:click=on_click>
             <h2>
                 {tr(lab, "table")} " "
                 <span class="sub" data-testid="row-count">{total} " " {tr(lab, "rows")}</span>
                 " " <span class="sub">{counts}</span>
             </h2>
             <div class="table-tools">
-                <button
-                    data-testid="order-id"
-                    class:on=move || order.get() == Order::ById
-                    on:click=move |_| order.set(Order::ById)
-                >
+                <button data-testid="order-id" data-act="id" class:on=move || order.get() == Order::ById>
                     {tr(lab, "by_id")}
                 </button>
-                <button
-                    data-testid="order-index"
-                    class:on=move || order.get() == Order::Index
-                    on:click=move |_| order.set(Order::Index)
-                >
+                <button data-testid="order-index" data-act="index" class:on=move || order.get() == Order::Index>
                     {tr(lab, "index_order")}
                 </button>
                 <span class="next-scan" data-testid="next-scan">{next_scan}</span>
-                <Show when=move || order.get() == Order::Index>
-                    <span class="legend">{tr(lab, "legend")}</span>
-                </Show>
+                <span class="legend" hidden=move || order.get() != Order::Index>{tr(lab, "legend")}</span>
             </div>
-            <Show
-                when=move || { total() > 0 }
-                fallback=move || view! { <p class="hint">{tr(lab, "empty_table")}</p> }
-            >
+            <p class="hint" hidden=move || { total() > 0 }>{tr(lab, "empty_table")}</p>
+            <div hidden=move || { total() == 0 }>
                 <div class="scroll">
                     <table class="outbox">
                         <thead>
@@ -127,17 +132,17 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                     </table>
                 </div>
                 <div class="pager">
-                    <button data-testid="page-prev" disabled=move || page.get() == 0 on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>
+                    <button data-testid="page-prev" data-act="prev" disabled=move || page.get() == 0>
                         {tr(lab, "prev")}
                     </button>
                     <span data-testid="page">
                         {tr(lab, "page")} " " {move || page.get().min(pages() - 1) + 1} " / " {pages}
                     </span>
-                    <button data-testid="page-next" disabled=move || { page.get() + 1 >= pages() } on:click=move |_| page.update(|p| *p += 1)>
+                    <button data-testid="page-next" data-act="next" disabled=move || { page.get() + 1 >= pages() }>
                         {tr(lab, "next")}
                     </button>
                 </div>
-            </Show>
+            </div>
         </section>
     }
 }

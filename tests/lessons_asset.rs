@@ -1,0 +1,116 @@
+//! `assets/lessons.html`, the lessons panel's text, is made from `src/lessons.rs` (the one
+//! source of truth) and shipped beside the page, fetched only when the panel opens. This test
+//! fails when the file is stale; `UPDATE_LESSONS=1 cargo test --test lessons_asset` rewrites it.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_lab::lessons::{Bilingual, ShowMe, AI_SCENARIO, INTERVIEW_QUESTIONS, MISCONCEPTIONS};
+use outbox_lab::sim::scenario;
+
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html");
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The link a "show me" button loads: `?scenario=…&cfg=key:value,…` (as the share link).
+fn go(show: &ShowMe) -> String {
+    let mut q = format!("?scenario={}", show.scenario);
+    if !show.sets.is_empty() {
+        let cfg: Vec<String> = show.sets.iter().map(|s| s.replacen('=', ":", 1)).collect();
+        q.push_str("&cfg=");
+        q.push_str(&cfg.join(","));
+    }
+    q
+}
+
+fn button(show: &ShowMe, testid: &str, label: &str) -> String {
+    format!(
+        "<button class=\"go\" data-go=\"{}\" data-testid=\"{testid}\">{} <code>{}</code></button>",
+        esc(&go(show)),
+        esc(label),
+        esc(show.scenario)
+    )
+}
+
+fn half(zh: bool) -> String {
+    let t = |b: &Bilingual| esc(b.get(zh));
+    let l = |z: &str, e: &str| if zh { z.to_string() } else { e.to_string() };
+    let mut h = String::new();
+    h.push_str(&format!("<h3>{}</h3>\n<ol class=\"myths\">\n", l("常见误区", "Misconceptions")));
+    for m in MISCONCEPTIONS {
+        h.push_str(&format!(
+            "<li data-testid=\"myth-{id}\"><p class=\"claim\">{}</p><p>{}</p>{}</li>\n",
+            t(&m.claim),
+            t(&m.truth),
+            button(&m.show_me, &format!("show-{}", m.id), &l("演示给我看 ▶", "Show me ▶")),
+            id = m.id
+        ));
+    }
+    h.push_str(&format!(
+        "</ol>\n<h3>{}</h3>\n<ol class=\"questions\">\n",
+        l("面试题（点开看答案）", "Interview questions (open one for its answer)")
+    ));
+    for q in INTERVIEW_QUESTIONS {
+        h.push_str(&format!(
+            "<li><details data-testid=\"q-{id}\"><summary>{}</summary><p data-testid=\"a-{id}\">{}</p>{}</details></li>\n",
+            t(&q.question),
+            t(&q.answer),
+            button(&q.show_me, &format!("go-{}", q.id), &l("在实验里看 ▶", "See it in the lab ▶")),
+            id = q.id
+        ));
+    }
+    let a = &AI_SCENARIO;
+    h.push_str(&format!(
+        "</ol>\n<h3>{}</h3>\n<div class=\"ai\" data-testid=\"ai\"><h4>{}</h4><p>{}</p><p class=\"mapping\">{}</p><p>{} {}</p></div>\n",
+        l("AI 应用场景", "An AI scenario"),
+        t(&a.title),
+        t(&a.story),
+        t(&a.mapping),
+        button(&a.show_me, "ai-with", &l("有去重 ▶", "With dedup ▶")),
+        button(&a.without_dedup, "ai-without", &l("无去重 ▶", "Without dedup ▶")),
+    ));
+    h
+}
+
+/// The whole file: the Chinese half, `<!--en-->`, the English half.
+fn asset() -> String {
+    format!(
+        "<!-- made from src/lessons.rs by tests/lessons_asset.rs; do not edit -->\n{}<!--en-->\n{}",
+        half(true),
+        half(false)
+    )
+}
+
+#[test]
+fn the_lessons_asset_matches_src_lessons_rs() {
+    let want = asset();
+    if std::env::var_os("UPDATE_LESSONS").is_some() {
+        std::fs::write(PATH, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(PATH).unwrap_or_default();
+    assert!(
+        have == want,
+        "assets/lessons.html is stale: run UPDATE_LESSONS=1 cargo test --test lessons_asset and commit it"
+    );
+}
+
+#[test]
+fn every_show_me_link_parses_as_a_known_scenario_with_valid_settings() {
+    let links = MISCONCEPTIONS
+        .iter()
+        .map(|m| m.show_me)
+        .chain(INTERVIEW_QUESTIONS.iter().map(|q| q.show_me))
+        .chain([AI_SCENARIO.show_me, AI_SCENARIO.without_dedup]);
+    for show in links {
+        let q = go(&show);
+        assert!(scenario::IDS.contains(&show.scenario), "{q}");
+        let mut config = outbox_lab::sim::Config::default();
+        for pair in q.split("&cfg=").nth(1).unwrap_or("").split(',').filter(|s| !s.is_empty()) {
+            let (k, v) = pair.split_once(':').unwrap();
+            config.set(k, v).unwrap_or_else(|e| panic!("{q}: {e}"));
+        }
+    }
+    let text = asset();
+    assert_eq!(text.matches("<!--en-->").count(), 1, "one split between the languages");
+    assert_eq!(text.matches("data-go=").count(), 2 * (MISCONCEPTIONS.len() + INTERVIEW_QUESTIONS.len() + 2));
+}
