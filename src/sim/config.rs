@@ -41,13 +41,30 @@ pub enum LockMode {
     Cas,
 }
 
-impl LockMode {
-    pub const NAMES: &'static [&'static str] = &["none", "for_update", "skip_locked", "cas"];
-    pub const ALL: [LockMode; 4] = [LockMode::None, LockMode::ForUpdate, LockMode::SkipLocked, LockMode::Cas];
-    pub fn as_str(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
+/// A config value that is one of a few names: its names (in declaration order), all its
+/// values, its text form, and how it is stored as a raw index.
+macro_rules! choice {
+    ($ty:ident, [$($variant:ident = $name:literal),+ $(,)?]) => {
+        impl $ty {
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];
+            pub fn as_str(self) -> &'static str {
+                Self::NAMES[self as usize]
+            }
+        }
+
+        impl Raw for $ty {
+            fn to_raw(self) -> u64 {
+                self as u64
+            }
+            fn from_raw(raw: u64) -> Self {
+                Self::ALL.get(raw as usize).copied().unwrap_or(Self::ALL[0])
+            }
+        }
+    };
 }
+
+choice!(LockMode, [None = "none", ForUpdate = "for_update", SkipLocked = "skip_locked", Cas = "cas"]);
 
 /// How the order service tells the world about an order: the pattern or a wrong turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -63,13 +80,10 @@ pub enum Mode {
     TwoPc,
 }
 
-impl Mode {
-    pub const NAMES: &'static [&'static str] = &["outbox", "send_then_commit", "commit_then_send", "two_pc"];
-    pub const ALL: [Mode; 4] = [Mode::Outbox, Mode::SendThenCommit, Mode::CommitThenSend, Mode::TwoPc];
-    pub fn as_str(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
+choice!(
+    Mode,
+    [Outbox = "outbox", SendThenCommit = "send_then_commit", CommitThenSend = "commit_then_send", TwoPc = "two_pc"]
+);
 
 /// One configurable key: the single source of truth for its name, range and meaning.
 #[derive(Clone, Copy, Debug)]
@@ -155,22 +169,6 @@ impl Raw for bool {
     }
     fn from_raw(raw: u64) -> Self {
         raw != 0
-    }
-}
-impl Raw for LockMode {
-    fn to_raw(self) -> u64 {
-        self as u64
-    }
-    fn from_raw(raw: u64) -> Self {
-        LockMode::ALL.get(raw as usize).copied().unwrap_or(LockMode::None)
-    }
-}
-impl Raw for Mode {
-    fn to_raw(self) -> u64 {
-        self as u64
-    }
-    fn from_raw(raw: u64) -> Self {
-        Mode::ALL.get(raw as usize).copied().unwrap_or(Mode::Outbox)
     }
 }
 fn to_raw<T: Raw>(v: T) -> u64 {

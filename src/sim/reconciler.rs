@@ -120,6 +120,19 @@ mod tests {
             .collect()
     }
 
+    /// Commit-then-send with a crash in between: order L1 (¥5.00) exists, its message never left.
+    fn lost_order(reconcile_grace_ms: u64) -> crate::sim::Simulation {
+        let mut sim = harness::sim(Config { mode: Mode::CommitThenSend, reconcile_grace_ms, ..Config::default() });
+        let request = crate::sim::order_service::OrderRequest {
+            biz_key: "L1".into(),
+            amount_cents: 500,
+            fault: None,
+            crash: true,
+        };
+        crate::sim::order_service::arrive(&mut sim.ctx(), request, 0);
+        sim
+    }
+
     #[test]
     fn a_healthy_run_has_no_gaps() {
         let mut sim = harness::sim(Config { scan_interval_ms: 1_000, reconcile_grace_ms: 0, ..Config::default() });
@@ -132,14 +145,7 @@ mod tests {
 
     #[test]
     fn an_order_whose_message_was_lost_is_found_and_re_published() {
-        let mut sim = harness::sim(Config { mode: Mode::CommitThenSend, reconcile_grace_ms: 0, ..Config::default() });
-        let request = crate::sim::order_service::OrderRequest {
-            biz_key: "L1".into(),
-            amount_cents: 500,
-            fault: None,
-            crash: true,
-        };
-        crate::sim::order_service::arrive(&mut sim.ctx(), request, 0);
+        let mut sim = lost_order(0);
         run(&mut sim.ctx());
         assert_eq!(gaps(&sim), vec![(GapKind::OrderWithoutMessage, "L1".to_string())]);
         harness::advance_to(&mut sim, 10_000);
@@ -151,15 +157,7 @@ mod tests {
 
     #[test]
     fn within_the_grace_period_nothing_is_a_gap_yet() {
-        let mut sim =
-            harness::sim(Config { mode: Mode::CommitThenSend, reconcile_grace_ms: 60_000, ..Config::default() });
-        let request = crate::sim::order_service::OrderRequest {
-            biz_key: "L1".into(),
-            amount_cents: 500,
-            fault: None,
-            crash: true,
-        };
-        crate::sim::order_service::arrive(&mut sim.ctx(), request, 0);
+        let mut sim = lost_order(60_000);
         run(&mut sim.ctx());
         assert_eq!(gaps(&sim), vec![]);
     }
