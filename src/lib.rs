@@ -1,7 +1,9 @@
 //! outbox-lab: a deterministic simulation of the local message table (transactional
 //! outbox) pattern, and the browser lab built on it.
 
+pub mod insight;
 pub mod lessons;
+pub mod link;
 pub mod run_file;
 pub mod sim;
 

@@ -36,27 +36,19 @@ pub struct Lab {
 /// interventions; whatever cannot be used becomes a notice.
 fn play(state: &UrlState, notices: &mut Vec<String>, spec: Option<RunSpec>) -> Run {
     let spec = match spec {
-        Some(spec) => Ok(spec),
-        None => RunSpec::builtin(&state.scenario, state.seed).or_else(|e| {
-            notices.push(e);
-            RunSpec::builtin(url_state::DEFAULT_SCENARIO, 1)
-        }),
+        Some(mut spec) => {
+            state.apply(&mut spec, notices);
+            Some(spec)
+        }
+        None => state.spec(notices),
     };
     let run = match spec {
-        Ok(mut spec) => {
-            spec.interventions = state.interventions.clone();
-            for (k, v) in &state.config {
-                if let Err(e) = spec.config.set(k, v) {
-                    notices.push(e.to_string());
-                }
-            }
-            Run::play(spec.clone()).or_else(|e| {
-                notices.push(e);
-                spec.interventions.clear();
-                Run::play(spec)
-            })
-        }
-        Err(e) => Err(e),
+        Some(mut spec) => Run::play(spec.clone()).or_else(|e| {
+            notices.push(e);
+            spec.interventions.clear();
+            Run::play(spec)
+        }),
+        None => Err(String::new()),
     };
     match run {
         Ok(r) => r,

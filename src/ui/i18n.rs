@@ -5,53 +5,7 @@
 use super::timeline::{clock, money, span};
 use crate::sim::event::{DeliveryCause, Event, EventKind, Injection, PublishFailure, RollbackCause, TxFault};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    Zh,
-    En,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Vocab {
-    /// The restaurant: cashier, ticket rack, runner, kitchen window, kitchen.
-    #[default]
-    Metaphor,
-    /// Order service, outbox table, relay, MQ, consumer.
-    Tech,
-}
-
-impl Lang {
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Zh => "zh",
-            Lang::En => "en",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Lang> {
-        match s {
-            "zh" | "zh-CN" | "cn" => Some(Lang::Zh),
-            "en" => Some(Lang::En),
-            _ => None,
-        }
-    }
-}
-
-impl Vocab {
-    pub fn code(self) -> &'static str {
-        match self {
-            Vocab::Metaphor => "metaphor",
-            Vocab::Tech => "tech",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Vocab> {
-        match s {
-            "metaphor" | "restaurant" => Some(Vocab::Metaphor),
-            "tech" | "technical" => Some(Vocab::Tech),
-            _ => None,
-        }
-    }
-}
+pub use crate::link::{Lang, Vocab};
 
 /// The language and vocabulary in force.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

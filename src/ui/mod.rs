@@ -10,7 +10,7 @@
 //! i18n.rs       中文 / English × metaphor / technical; the narration
 //! lessons.rs    the lessons panel (its text is fetched when opened: dist/lessons.html)
 //! i18n_scale.rs the same for relays with locks, archive, wrong turns, reconciler, 2PC
-//! url_state.rs  ?scenario=&seed=&step=&lang=&view=&cfg=&x=&embed=&panel=
+//! url_state     the share link (src/link.rs, shared with the insight worker)
 
 pub mod app;
 pub mod controls;
@@ -20,8 +20,8 @@ pub mod lessons;
 pub mod panels;
 pub mod scene;
 pub mod timeline;
-pub mod url_state;
 
+pub use crate::link as url_state;
 pub use app::{App, LabPage};
 
 /// Mounts the app on `<body>`.

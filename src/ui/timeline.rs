@@ -11,7 +11,7 @@ use crate::sim::{Summary, Timeline, World};
 use std::collections::BTreeMap;
 
 /// Logs longer than this are cut for the page (a scenario plus a few forks stays far below).
-pub const MAX_EVENTS_SHOWN: u64 = 200_000;
+pub use crate::link::MAX_EVENTS_SHOWN;
 
 /// A played run: the spec, its whole log, snapshots for random access, and the checker's word.
 #[derive(Clone, Debug)]

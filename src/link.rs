@@ -1,12 +1,60 @@
-//! The share link: `?scenario=&seed=&step=&lang=&view=` (and `&cfg=` for settings the run
+//! The share link (pure, so the browser page and the insight worker read it the same way): `?scenario=&seed=&step=&lang=&view=` (and `&cfg=` for settings the run
 //! started with, `&x=` for the interventions a
 //! person made) restores exactly what was on the screen. Parsing never fails: a bad or unknown
 //! parameter becomes a notice and its default.
 
-use super::i18n::{Lang, Vocab};
 use crate::sim::event::TxFault;
 use crate::sim::order_service::OrderRequest;
-use crate::sim::scenario::{self, Command, Intervention};
+use crate::sim::scenario::{self, Command, Intervention, RunSpec};
+use crate::sim::Simulation;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    Zh,
+    En,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Vocab {
+    /// The restaurant: cashier, ticket rack, runner, kitchen window, kitchen.
+    #[default]
+    Metaphor,
+    /// Order service, outbox table, relay, MQ, consumer.
+    Tech,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Lang> {
+        match s {
+            "zh" | "zh-CN" | "cn" => Some(Lang::Zh),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+}
+
+impl Vocab {
+    pub fn code(self) -> &'static str {
+        match self {
+            Vocab::Metaphor => "metaphor",
+            Vocab::Tech => "tech",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Vocab> {
+        match s {
+            "metaphor" | "restaurant" => Some(Vocab::Metaphor),
+            "tech" | "technical" => Some(Vocab::Tech),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UrlState {
@@ -44,6 +92,51 @@ impl Default for UrlState {
 /// What `panel=` may name: the stage, the event log, the SQL, the checks, the message table,
 /// break-it-on-purpose, or the lessons (under the stage).
 pub const PANELS: [&str; 7] = ["stage", "log", "sql", "checks", "table", "break", "lessons"];
+
+/// The page plays at most this many events of a run (the spec and the share link keep what
+/// was asked for); the insight worker plays the same.
+pub const MAX_EVENTS_SHOWN: u64 = 200_000;
+
+impl UrlState {
+    /// The run this link names: its built-in scenario (the default one if that is unknown),
+    /// with the link's settings and interventions. What cannot be used becomes a notice.
+    pub fn spec(&self, notices: &mut Vec<String>) -> Option<RunSpec> {
+        let mut spec = RunSpec::builtin(&self.scenario, self.seed)
+            .or_else(|e| {
+                notices.push(e);
+                RunSpec::builtin(DEFAULT_SCENARIO, 1)
+            })
+            .map_err(|e| notices.push(e))
+            .ok()?;
+        self.apply(&mut spec, notices);
+        Some(spec)
+    }
+
+    /// Gives `spec` this link's interventions and settings.
+    pub fn apply(&self, spec: &mut RunSpec, notices: &mut Vec<String>) {
+        spec.interventions = self.interventions.clone();
+        for (k, v) in &self.config {
+            if let Err(e) = spec.config.set(k, v) {
+                notices.push(e.to_string());
+            }
+        }
+    }
+}
+
+/// The run as the page plays it: at most [`MAX_EVENTS_SHOWN`] events; interventions that do
+/// not replay are dropped with a notice.
+pub fn play_bounded(spec: &RunSpec, notices: &mut Vec<String>) -> Result<Simulation, String> {
+    let mut bounded = spec.clone();
+    bounded.config.max_events = bounded.config.max_events.min(MAX_EVENTS_SHOWN);
+    bounded.play().map_err(|e| e.to_string()).or_else(|e| {
+        if bounded.interventions.is_empty() {
+            return Err(e);
+        }
+        notices.push(e);
+        bounded.interventions.clear();
+        bounded.play().map_err(|e| e.to_string())
+    })
+}
 
 /// The scenario a link without (or with a bad) `scenario=` opens.
 pub const DEFAULT_SCENARIO: &str = "seed-demo";

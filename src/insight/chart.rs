@@ -1,0 +1,394 @@
+//! SVG charts as markup: axes with "nice" ticks and units, a legend, an optional threshold
+//! (a dashed line, and the stretches above it shaded as alerts), an optional cursor marker,
+//! and points drawn over lines (measured vs predicted). Colours come from CSS classes
+//! (`s0`…`s7`, `alert`, `threshold`), so both themes style them.
+
+use super::{esc, trim};
+use std::fmt::Write;
+
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 220.0;
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 12.0;
+const BOTTOM: f64 = 40.0;
+/// Points beyond this per series are thinned (every k-th kept, the last always).
+pub const MAX_POINTS: usize = 2_048;
+
+/// How an axis labels its ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Plain numbers ("1.5k").
+    Count,
+    /// Milliseconds shown as a duration ("30 s", "2 min").
+    Ms,
+    /// A share 0..1 shown as a percentage.
+    Share,
+}
+
+impl Unit {
+    pub fn label(self, v: f64) -> String {
+        match self {
+            Unit::Count => count(v),
+            Unit::Ms => super::duration(v),
+            Unit::Share => format!("{}%", trim(v * 100.0)),
+        }
+    }
+}
+
+/// "950", "1.5k", "2.3M".
+pub fn count(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim(v / 1e3))
+    } else {
+        trim(v)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    pub label: String,
+    /// `s0`…`s7` (colours), or `alert`.
+    pub class: &'static str,
+    pub points: Vec<(f64, f64)>,
+    /// Drawn as dots rather than a line.
+    pub dots: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// Names the chart for screen readers and tests (`data-testid=chart-<id>`).
+    pub id: &'static str,
+    pub title: String,
+    pub x_label: String,
+    pub x_unit: Unit,
+    pub y_label: String,
+    pub y_unit: Unit,
+    pub series: Vec<Series>,
+    /// A level the user set: a dashed line, and every x where the first series is above it
+    /// shaded as an alert.
+    pub threshold: Option<f64>,
+    /// A vertical line (the lab's cursor).
+    pub marker_x: Option<f64>,
+    /// Fixed axis ranges (otherwise from the data, y from 0).
+    pub x_range: Option<(f64, f64)>,
+    pub y_max: Option<f64>,
+}
+
+impl Chart {
+    pub fn new(id: &'static str, title: &str, x_label: &str, x_unit: Unit, y_label: &str, y_unit: Unit) -> Chart {
+        Chart {
+            id,
+            title: title.to_string(),
+            x_label: x_label.to_string(),
+            x_unit,
+            y_label: y_label.to_string(),
+            y_unit,
+            series: Vec::new(),
+            threshold: None,
+            marker_x: None,
+            x_range: None,
+            y_max: None,
+        }
+    }
+
+    pub fn line(mut self, label: &str, class: &'static str, points: Vec<(f64, f64)>) -> Chart {
+        self.series.push(Series { label: label.to_string(), class, points: thin(points), dots: false });
+        self
+    }
+
+    pub fn dots(mut self, label: &str, class: &'static str, points: Vec<(f64, f64)>) -> Chart {
+        self.series.push(Series { label: label.to_string(), class, points: thin(points), dots: true });
+        self
+    }
+
+    /// The stretches of x where the first series is above the threshold: (from, to) pairs.
+    pub fn alert_spans(&self) -> Vec<(f64, f64)> {
+        let (Some(level), Some(first)) = (self.threshold, self.series.first()) else { return Vec::new() };
+        let mut spans: Vec<(f64, f64)> = Vec::new();
+        let mut prev_x = None;
+        let mut open: Option<f64> = None;
+        for &(x, y) in &first.points {
+            if y > level {
+                if open.is_none() {
+                    open = Some(prev_x.unwrap_or(x));
+                }
+            } else if let Some(from) = open.take() {
+                spans.push((from, x));
+            }
+            prev_x = Some(x);
+        }
+        if let (Some(from), Some(to)) = (open, prev_x) {
+            spans.push((from, to));
+        }
+        spans
+    }
+
+    pub fn svg(&self) -> String {
+        let all = self.series.iter().flat_map(|s| s.points.iter());
+        let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0.0f64);
+        for &(x, y) in all {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y1 = y1.max(y);
+        }
+        if let Some((a, b)) = self.x_range {
+            (x0, x1) = (a, b);
+        }
+        if x0 > x1 {
+            (x0, x1) = (0.0, 1.0);
+        }
+        if x1 - x0 < 1e-9 {
+            x1 = x0 + 1.0;
+        }
+        y1 = y1.max(self.threshold.unwrap_or(0.0) * 1.1);
+        let ticks_y = nice_ticks(self.y_max.unwrap_or(y1).max(1e-9));
+        let y_top = *ticks_y.last().unwrap_or(&1.0);
+        let y_top = if self.y_max.is_some() { self.y_max.unwrap_or(y_top) } else { y_top };
+        let plot_w = WIDTH - LEFT - RIGHT;
+        let plot_h = HEIGHT - TOP - BOTTOM;
+        let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * plot_w;
+        let py = |y: f64| TOP + plot_h - (y / y_top).clamp(0.0, 1.05) * plot_h;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "<figure class=chart data-testid=chart-{id}><figcaption>{title}</figcaption>\
+             <svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=img aria-label=\"{title}\"><title>{title}</title>",
+            id = self.id,
+            title = esc(&self.title)
+        );
+        for (from, to) in self.alert_spans() {
+            let _ = write!(
+                s,
+                "<rect class=alert-band x={:.1} y={TOP} width={:.1} height={plot_h}/>",
+                px(from),
+                (px(to) - px(from)).max(2.0)
+            );
+        }
+        // Axes and grid.
+        for t in &ticks_y {
+            let y = py(*t);
+            let _ = write!(
+                s,
+                "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1}/><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+                WIDTH - RIGHT,
+                LEFT - 4.0,
+                y + 4.0,
+                self.y_unit.label(*t)
+            );
+        }
+        for t in nice_ticks_between(x0, x1) {
+            let x = px(t);
+            let _ = write!(
+                s,
+                "<line class=axis x1={x:.1} x2={x:.1} y1={} y2={}/><text class=tick x={x:.1} y={} text-anchor=middle>{}</text>",
+                TOP + plot_h,
+                TOP + plot_h + 4.0,
+                TOP + plot_h + 16.0,
+                self.x_unit.label(t)
+            );
+        }
+        let _ = write!(
+            s,
+            "<line class=axis x1={LEFT} x2={} y1={b} y2={b}/><line class=axis x1={LEFT} x2={LEFT} y1={TOP} y2={b}/>\
+             <text class=axis-label x={} y={} text-anchor=middle>{}</text>\
+             <text class=axis-label x=12 y={} text-anchor=middle transform=\"rotate(-90 12 {})\">{}</text>",
+            WIDTH - RIGHT,
+            LEFT + plot_w / 2.0,
+            HEIGHT - 4.0,
+            esc(&self.x_label),
+            TOP + plot_h / 2.0,
+            TOP + plot_h / 2.0,
+            esc(&self.y_label),
+            b = TOP + plot_h,
+        );
+        if let Some(level) = self.threshold {
+            let y = py(level);
+            let _ = write!(
+                s,
+                "<line class=threshold x1={LEFT} x2={} y1={y:.1} y2={y:.1}/><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
+                WIDTH - RIGHT,
+                WIDTH - RIGHT - 2.0,
+                y - 3.0,
+                self.y_unit.label(level)
+            );
+        }
+        for series in &self.series {
+            if series.dots {
+                let _ = write!(s, "<g class=\"dots {}\">", series.class);
+                for &(x, y) in &series.points {
+                    let _ = write!(
+                        s,
+                        "<circle cx={:.1} cy={:.1} r=3.5><title>{}: {}, {}</title></circle>",
+                        px(x),
+                        py(y),
+                        esc(&series.label),
+                        self.x_unit.label(x),
+                        self.y_unit.label(y)
+                    );
+                }
+                s.push_str("</g>");
+            } else if !series.points.is_empty() {
+                let mut d = String::new();
+                for (i, &(x, y)) in series.points.iter().enumerate() {
+                    let _ = write!(d, "{}{:.1},{:.1}", if i == 0 { "M" } else { "L" }, px(x), py(y));
+                }
+                let _ = write!(s, "<path class=\"line {}\" d=\"{d}\"/>", series.class);
+            }
+        }
+        if let Some(x) = self.marker_x.filter(|x| *x >= x0 && *x <= x1) {
+            let x = px(x);
+            let _ = write!(s, "<line class=marker x1={x:.1} x2={x:.1} y1={TOP} y2={}/>", TOP + plot_h);
+        }
+        s.push_str("</svg><ul class=legend>");
+        for series in &self.series {
+            let shape = if series.dots { "dot" } else { "swatch" };
+            let _ = write!(s, "<li><span class=\"{shape} {}\"></span>{}</li>", series.class, esc(&series.label));
+        }
+        if self.threshold.is_some() {
+            s.push_str("<li><span class=\"swatch threshold\"></span>");
+            s.push_str(if self.title.is_ascii() { "threshold" } else { "阈值" });
+            s.push_str("</li>");
+        }
+        s.push_str("</ul></figure>");
+        s
+    }
+}
+
+/// At most [`MAX_POINTS`] points, evenly kept, the last one always.
+fn thin(points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    if points.len() <= MAX_POINTS {
+        return points;
+    }
+    let k = points.len().div_ceil(MAX_POINTS);
+    let last = points.last().copied();
+    let mut kept: Vec<(f64, f64)> = points.into_iter().step_by(k).collect();
+    if let Some(l) = last {
+        if kept.last() != Some(&l) {
+            kept.push(l);
+        }
+    }
+    kept
+}
+
+/// A step of 1, 2 or 5 × 10ᵏ giving about 4 to 6 ticks across `span`.
+fn nice_step(span: f64) -> f64 {
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    let f = if n <= 1.0 {
+        1.0
+    } else if n <= 2.0 {
+        2.0
+    } else if n <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    f * mag
+}
+
+/// Ticks from 0 up to the first one at or above `max`.
+pub fn nice_ticks(max: f64) -> Vec<f64> {
+    let step = nice_step(max);
+    (0..=12).map(|i| i as f64 * step).take_while(|t| *t < max + step * 0.999).collect()
+}
+
+/// Ticks inside `[a, b]`.
+fn nice_ticks_between(a: f64, b: f64) -> Vec<f64> {
+    let step = nice_step(b - a);
+    let first = (a / step).ceil() * step;
+    (0..=12).map(|i| first + i as f64 * step).take_while(|t| *t <= b + step * 1e-9).collect()
+}
+
+/// A bar chart: one bar per (label, value).
+pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)], class: &str) -> String {
+    let max = bars.iter().map(|b| b.1).fold(0.0, f64::max).max(1e-9);
+    let ticks = nice_ticks(max);
+    let top = *ticks.last().unwrap_or(&1.0);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let n = bars.len().max(1) as f64;
+    let slot = plot_w / n;
+    let mut s = format!(
+        "<figure class=chart data-testid=chart-{id}><figcaption>{t}</figcaption>\
+         <svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=img aria-label=\"{t}\"><title>{t}</title>",
+        t = esc(title)
+    );
+    for t in &ticks {
+        let y = TOP + plot_h - t / top * plot_h;
+        let _ = write!(
+            s,
+            "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1}/><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+            WIDTH - RIGHT,
+            LEFT - 4.0,
+            y + 4.0,
+            y_unit.label(*t)
+        );
+    }
+    for (i, (label, v)) in bars.iter().enumerate() {
+        let h = v / top * plot_h;
+        let x = LEFT + i as f64 * slot + slot * 0.15;
+        let _ = write!(
+            s,
+            "<rect class=\"bar {class}\" x={x:.1} y={:.1} width={:.1} height={h:.1}><title>{}: {}</title></rect>\
+             <text class=tick x={:.1} y={} text-anchor=middle>{}</text>",
+            TOP + plot_h - h,
+            slot * 0.7,
+            esc(label),
+            y_unit.label(*v),
+            x + slot * 0.35,
+            TOP + plot_h + 16.0,
+            esc(label)
+        );
+    }
+    let _ =
+        write!(s, "<line class=axis x1={LEFT} x2={} y1={b} y2={b}/></svg></figure>", WIDTH - RIGHT, b = TOP + plot_h);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_data() {
+        assert_eq!(nice_ticks(9.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(nice_ticks(100.0), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(nice_ticks(0.37).last().copied(), Some(0.4));
+        assert_eq!(nice_ticks_between(2.0, 50.0), vec![10.0, 20.0, 30.0, 40.0, 50.0]);
+        assert_eq!(count(1_500_000.0), "1.5M");
+        assert_eq!(count(25_000.0), "25k");
+        assert_eq!(Unit::Share.label(0.125), "12.5%");
+    }
+
+    #[test]
+    fn a_threshold_shades_the_stretches_above_it() {
+        let c = Chart::new("t", "t", "x", Unit::Count, "y", Unit::Count).line(
+            "a",
+            "s0",
+            vec![(0.0, 1.0), (1.0, 5.0), (2.0, 6.0), (3.0, 1.0), (4.0, 7.0)],
+        );
+        let c = Chart { threshold: Some(4.0), ..c };
+        assert_eq!(c.alert_spans(), vec![(0.0, 3.0), (3.0, 4.0)]);
+        let svg = c.svg();
+        assert_eq!(svg.matches("alert-band").count(), 2);
+        assert!(svg.contains("class=threshold"));
+        let calm = Chart { threshold: Some(100.0), ..c };
+        assert!(calm.alert_spans().is_empty());
+    }
+
+    #[test]
+    fn long_series_are_thinned_and_empty_ones_still_draw_axes() {
+        let many: Vec<(f64, f64)> = (0..10_000).map(|i| (i as f64, 1.0)).collect();
+        let c = Chart::new("t", "t", "x", Unit::Ms, "y", Unit::Count).line("a", "s0", many);
+        assert!(c.series[0].points.len() <= MAX_POINTS + 1);
+        assert_eq!(c.series[0].points.last(), Some(&(9_999.0, 1.0)));
+        let empty = Chart::new("e", "empty", "x", Unit::Ms, "y", Unit::Count).svg();
+        assert!(empty.contains("<svg") && empty.contains("class=axis"));
+        assert!(bars("b", "b", Unit::Count, &[], "s0").contains("</svg>"));
+    }
+}

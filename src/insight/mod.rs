@@ -1,0 +1,315 @@
+//! Insight: the views that compare runs and draw the core's numbers — the monitoring
+//! dashboard, 2PC vs the outbox, three wrong turns on one fault, contention and scale, and
+//! reconciliation. Pure like the core: a request string in, markup out, so every view is
+//! tested natively. In the browser a Web Worker (`src/bin/outbox-insight.rs`) runs it: the
+//! page's first load carries none of this code, and long runs never freeze the page.
+//!
+//! A request is two lines: `insight=<view>&<param>=<value>…` and the lab's share link
+//! (`?scenario=…&seed=…&step=…&cfg=…&x=…`), so a view can replay exactly the run on screen.
+//! The answer is `key \u{1} controls \u{1} body`: the page replaces the controls only when the
+//! key changes (a slider being dragged is never swapped out under the pointer) and the body
+//! every time.
+//!
+//! Markup conventions the page's one delegated handler understands:
+//! - `<input|select data-p=NAME>`: on input, sets the view parameter NAME to its value
+//!   (checkboxes give 1 or 0);
+//! - `<button data-p=NAME data-v=VALUE>`: sets NAME to VALUE (the tabs use `insight`);
+//! - `<button data-go="?scenario=…">`: opens that run on the stage;
+//! - `<button data-at=N>`: moves the lab's cursor to event N;
+//! - `<button data-cmd=reconcile>`: runs the reconciler at the cursor, in the lab's own run.
+
+pub mod chart;
+pub mod dashboard;
+pub mod lanes;
+pub mod reconcile;
+pub mod scale;
+pub mod twopc;
+
+use crate::link::{self, Lang, UrlState};
+use crate::sim::scenario::RunSpec;
+use crate::sim::Simulation;
+use std::fmt::Write;
+
+/// The views, in tab order: (id, 中文, English).
+pub const VIEWS: [(&str, &str, &str); 5] = [
+    ("dashboard", "监控大盘", "Dashboard"),
+    ("twopc", "2PC 对比本地消息表", "2PC vs outbox"),
+    ("lanes", "一个故障，三条路", "One fault, three ways"),
+    ("scale", "并发与规模", "Contention & scale"),
+    ("reconcile", "对账", "Reconciliation"),
+];
+
+/// Requests longer than this are refused (a share link with many interventions stays far below).
+pub const MAX_REQUEST_BYTES: usize = 256 * 1024;
+/// At most this many view parameters are read.
+const MAX_PARAMS: usize = 32;
+
+pub struct Request {
+    pub view: &'static str,
+    pub lang: Lang,
+    params: Vec<(String, String)>,
+    pub link: UrlState,
+    /// Parameters and link parts that could not be used, shown above the view.
+    pub notices: Vec<String>,
+}
+
+impl Request {
+    pub fn parse(text: &str) -> Request {
+        let mut notices = Vec::new();
+        let text = if text.len() > MAX_REQUEST_BYTES {
+            notices.push(format!("request of {} bytes: at most {MAX_REQUEST_BYTES} are read", text.len()));
+            ""
+        } else {
+            text
+        };
+        let (first, query) = text.split_once('\n').unwrap_or((text, ""));
+        let (link, link_notices) = link::parse(query.trim());
+        notices.extend(link_notices);
+        let mut view = VIEWS[0].0;
+        let mut params = Vec::new();
+        for pair in first.trim().split('&').filter(|p| !p.is_empty()).take(MAX_PARAMS) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            if k == "insight" {
+                match VIEWS.iter().find(|x| x.0 == v) {
+                    Some(x) => view = x.0,
+                    None => notices.push(format!(
+                        "insight=\"{}\": {} (→ {})",
+                        esc(v),
+                        VIEWS.map(|x| x.0).join(" | "),
+                        VIEWS[0].0
+                    )),
+                }
+            } else {
+                params.push((k.to_string(), v.to_string()));
+            }
+        }
+        Request { view, lang: link.lang, params, link, notices }
+    }
+
+    pub fn zh(&self) -> bool {
+        self.lang == Lang::Zh
+    }
+
+    /// The text in the request's language.
+    pub fn t<'a>(&self, zh: &'a str, en: &'a str) -> &'a str {
+        if self.zh() {
+            zh
+        } else {
+            en
+        }
+    }
+
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.params.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A decimal parameter in `min..=max` (a missing one is `default`; a bad one is
+    /// `default` with a notice naming the value and the range).
+    pub fn number(&mut self, name: &str, default: f64, min: f64, max: f64) -> f64 {
+        let Some(raw) = self.raw(name) else { return default };
+        match raw.parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= min && v <= max => v,
+            _ => {
+                let raw = esc(raw);
+                self.notices.push(format!("{name}=\"{raw}\": a number in {min}..={max} (→ {default})"));
+                default
+            }
+        }
+    }
+
+    /// A whole-number parameter in `min..=max` (see [`Request::number`]).
+    pub fn whole(&mut self, name: &str, default: u64, min: u64, max: u64) -> u64 {
+        let Some(raw) = self.raw(name) else { return default };
+        match raw.parse::<u64>() {
+            Ok(v) if (min..=max).contains(&v) => v,
+            _ => {
+                let raw = esc(raw);
+                self.notices.push(format!("{name}=\"{raw}\": a whole number in {min}..={max} (→ {default})"));
+                default
+            }
+        }
+    }
+
+    /// One of `allowed` (see [`Request::number`]).
+    pub fn choice(&mut self, name: &str, allowed: &[&'static str], default: &'static str) -> &'static str {
+        let Some(raw) = self.raw(name) else { return default };
+        match allowed.iter().find(|a| **a == raw) {
+            Some(a) => a,
+            None => {
+                let raw = esc(raw);
+                self.notices.push(format!("{name}=\"{raw}\": {} (→ {default})", allowed.join(" | ")));
+                default
+            }
+        }
+    }
+
+    /// A yes/no parameter: 1 or 0.
+    pub fn flag(&mut self, name: &str, default: bool) -> bool {
+        self.choice(name, &["1", "0"], if default { "1" } else { "0" }) == "1"
+    }
+
+    /// The run on the lab's screen (the default scenario if the link names none).
+    pub fn spec(&mut self) -> Option<RunSpec> {
+        let link = self.link.clone();
+        link.spec(&mut self.notices)
+    }
+
+    /// The run on the lab's screen, played as the page plays it.
+    pub fn play(&mut self) -> Option<Simulation> {
+        let spec = self.spec()?;
+        play(&spec, &mut self.notices)
+    }
+
+    /// The lab's cursor (events shown), if the link has one.
+    pub fn step(&self) -> Option<u64> {
+        self.link.step
+    }
+}
+
+/// Plays `spec` as the page does; a failure becomes a notice.
+pub fn play(spec: &RunSpec, notices: &mut Vec<String>) -> Option<Simulation> {
+    link::play_bounded(spec, notices).map_err(|e| notices.push(e)).ok()
+}
+
+/// Answers one request: `key \u{1} controls \u{1} body`.
+pub fn answer(text: &str) -> String {
+    let mut req = Request::parse(text);
+    let (controls, body) = match req.view {
+        "twopc" => (twopc::controls(&mut req), twopc::body(&mut req)),
+        "lanes" => (lanes::controls(&mut req), lanes::body(&mut req)),
+        "scale" => (scale::controls(&mut req), scale::body(&mut req)),
+        "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
+        _ => (dashboard::controls(&mut req), dashboard::body(&mut req)),
+    };
+    let mut tabs = format!("<nav class=tabs role=tablist aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
+    for (id, zh, en) in VIEWS {
+        let on = id == req.view;
+        let _ = write!(
+            tabs,
+            "<button role=tab aria-selected={on} data-p=insight data-v={id} data-testid=tab-{id}>{}</button>",
+            req.t(zh, en)
+        );
+    }
+    tabs.push_str("</nav>");
+    let notices = if req.notices.is_empty() {
+        String::new()
+    } else {
+        let items: String = req.notices.iter().take(10).map(|n| format!("<li>{}</li>", esc(n))).collect();
+        format!("<ul class=insight-notices role=alert data-testid=insight-notices>{items}</ul>")
+    };
+    format!(
+        "{} {}\u{1}{tabs}<div class=insight-controls data-view={}>{controls}</div>\u{1}{notices}<div class=insight-body data-testid=insight-{}>{body}</div>",
+        req.view,
+        req.lang.code(),
+        req.view,
+        req.view
+    )
+}
+
+/// Escapes text for markup (element content and quoted attributes).
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".
+pub fn duration(ms: f64) -> String {
+    if ms < 1_000.0 {
+        format!("{ms:.0} ms")
+    } else if ms < 60_000.0 {
+        format!("{} s", trim(ms / 1_000.0))
+    } else if ms < 3_600_000.0 {
+        format!("{} min", trim(ms / 60_000.0))
+    } else {
+        format!("{} h", trim(ms / 3_600_000.0))
+    }
+}
+
+/// A number with at most one decimal and no trailing ".0".
+pub fn trim(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// A labelled range input bound to parameter `name` (its value shown by the body).
+pub fn slider(name: &str, label: &str, value: f64, min: f64, max: f64, step: f64) -> String {
+    format!(
+        "<label class=slider>{label} <input type=range data-p={name} data-testid=p-{name} min={min} max={max} step={step} value={value}></label>"
+    )
+}
+
+/// A labelled drop-down bound to parameter `name`: options are (value, label).
+pub fn select(name: &str, label: &str, value: &str, options: &[(&str, &str)]) -> String {
+    let mut s = format!("<label class=choice>{label} <select data-p={name} data-testid=p-{name}>");
+    for (v, l) in options {
+        let sel = if *v == value { " selected" } else { "" };
+        let _ = write!(s, "<option value={v}{sel}>{l}</option>");
+    }
+    s.push_str("</select></label>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_names_its_view_params_and_run() {
+        let mut r = Request::parse("insight=twopc&p=0.99&n=abc\n?scenario=rollback&seed=7&step=3&lang=en");
+        assert_eq!(r.view, "twopc");
+        assert!(!r.zh());
+        assert_eq!(r.number("p", 0.9, 0.5, 1.0), 0.99);
+        assert_eq!(r.whole("n", 10, 2, 50), 10);
+        assert!(r.notices[0].contains("n=\"abc\"") && r.notices[0].contains("2..=50"), "{:?}", r.notices);
+        assert_eq!(r.step(), Some(3));
+        assert_eq!(r.spec().map(|s| (s.scenario.id, s.seed)), Some(("rollback".to_string(), 7)));
+    }
+
+    #[test]
+    fn bad_requests_become_notices_not_panics() {
+        let r = Request::parse("insight=nope&<b>=1\n?scenario=zzz&seed=-1");
+        assert_eq!(r.view, "dashboard");
+        assert!(r.notices.iter().any(|n| n.contains("insight=\"nope\"")));
+        assert!(r.notices.iter().any(|n| n.contains("scenario=\"zzz\"")));
+        let huge = "x".repeat(MAX_REQUEST_BYTES + 1);
+        assert!(Request::parse(&huge).notices[0].contains("at most"));
+        for text in ["", "\n", "insight=dashboard", "insight=scale\n?", "&&&=\n&&="] {
+            let a = answer(text);
+            assert_eq!(a.split('\u{1}').count(), 3, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_view_answers_with_tabs_controls_and_a_body() {
+        for (id, zh, en) in VIEWS {
+            for lang in ["zh", "en"] {
+                let a = answer(&format!("insight={id}\n?scenario=seed-demo&lang={lang}"));
+                let parts: Vec<&str> = a.split('\u{1}').collect();
+                assert_eq!(parts[0], format!("{id} {lang}"));
+                assert!(parts[1].contains(if lang == "zh" { zh } else { en }));
+                assert!(parts[1].contains(&format!("data-v={id}")));
+                assert!(parts[2].contains(&format!("data-testid=insight-{id}")), "{id}");
+                assert!(!parts[2].contains("insight-notices"), "{id} {lang}: {}", parts[2]);
+            }
+        }
+    }
+
+    #[test]
+    fn text_is_escaped_and_durations_read_well() {
+        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(duration(850.0), "850 ms");
+        assert_eq!(duration(12_500.0), "12.5 s");
+        assert_eq!(duration(120_000.0), "2 min");
+        assert_eq!(duration(5_400_000.0), "1.5 h");
+    }
+}
