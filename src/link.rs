@@ -90,8 +90,9 @@ impl Default for UrlState {
 }
 
 /// What `panel=` may name: the stage, the event log, the SQL, the checks, the message table,
-/// break-it-on-purpose, or the lessons (under the stage).
-pub const PANELS: [&str; 7] = ["stage", "log", "sql", "checks", "table", "break", "lessons"];
+/// break-it-on-purpose, the lessons (under the stage), or one of the insight views.
+pub const PANELS: [&str; 12] =
+    ["stage", "log", "sql", "checks", "table", "break", "lessons", "dashboard", "twopc", "lanes", "scale", "reconcile"];
 
 /// The page plays at most this many events of a run (the spec and the share link keep what
 /// was asked for); the insight worker plays the same.

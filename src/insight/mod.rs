@@ -7,13 +7,14 @@
 //! A request is two lines: `insight=<view>&<param>=<value>…` and the lab's share link
 //! (`?scenario=…&seed=…&step=…&cfg=…&x=…`), so a view can replay exactly the run on screen.
 //! The answer is `key \u{1} controls \u{1} body`: the page replaces the controls only when the
-//! key changes (a slider being dragged is never swapped out under the pointer) and the body
-//! every time.
+//! key changes — the key covers everything in them but input values, so a slider being dragged
+//! is never swapped out under the pointer — and the body every time.
 //!
 //! Markup conventions the page's one delegated handler understands:
-//! - `<input|select data-p=NAME>`: on input, sets the view parameter NAME to its value
-//!   (checkboxes give 1 or 0);
-//! - `<button data-p=NAME data-v=VALUE>`: sets NAME to VALUE (the tabs use `insight`);
+//! - `<input data-p=NAME>` (range, number): on input, sets the view parameter NAME to its
+//!   value;
+//! - `<button data-p=NAME data-v=VALUE>`: sets NAME to VALUE (the tabs use `insight`; choices
+//!   and toggles are buttons too, see [`select`] and [`toggle`]);
 //! - `<button data-go="?scenario=…">`: opens that run on the stage;
 //! - `<button data-at=N>`: moves the lab's cursor to event N;
 //! - `<button data-cmd=reconcile>`: runs the reconciler at the cursor, in the lab's own run.
@@ -38,6 +39,9 @@ pub const VIEWS: [(&str, &str, &str); 5] = [
     ("scale", "并发与规模", "Contention & scale"),
     ("reconcile", "对账", "Reconciliation"),
 ];
+
+/// The views' stylesheet, sent with the controls (so the first load carries none of it).
+const STYLE: &str = include_str!("style.css");
 
 /// Requests longer than this are refused (a share link with many interventions stays far below).
 pub const MAX_REQUEST_BYTES: usize = 256 * 1024;
@@ -197,11 +201,13 @@ pub fn answer(text: &str) -> String {
         let items: String = req.notices.iter().take(10).map(|n| format!("<li>{}</li>", esc(n))).collect();
         format!("<ul class=insight-notices role=alert data-testid=insight-notices>{items}</ul>")
     };
+    let controls =
+        format!("<style>{}</style>{tabs}<div class=insight-controls data-view={}>{controls}</div>", STYLE, req.view);
     format!(
-        "{} {}\u{1}{tabs}<div class=insight-controls data-view={}>{controls}</div>\u{1}{notices}<div class=insight-body data-testid=insight-{}>{body}</div>",
+        "{} {} {:x}\u{1}{controls}\u{1}{notices}<div class=insight-body data-testid=insight-{}>{body}</div>",
         req.view,
         req.lang.code(),
-        req.view,
+        controls_key(&controls),
         req.view
     )
 }
@@ -248,15 +254,39 @@ pub fn slider(name: &str, label: &str, value: f64, min: f64, max: f64, step: f64
     )
 }
 
-/// A labelled drop-down bound to parameter `name`: options are (value, label).
+/// A labelled choice bound to parameter `name`: one button per (value, label), the chosen
+/// one pressed. (Buttons, not a drop-down: the page needs no code for selects.)
 pub fn select(name: &str, label: &str, value: &str, options: &[(&str, &str)]) -> String {
-    let mut s = format!("<label class=choice>{label} <select data-p={name} data-testid=p-{name}>");
+    let mut s = format!("<div class=choice role=group aria-label=\"{}\"><span>{label}</span>", esc(label));
     for (v, l) in options {
-        let sel = if *v == value { " selected" } else { "" };
-        let _ = write!(s, "<option value={v}{sel}>{l}</option>");
+        let on = *v == value;
+        let _ = write!(s, "<button data-p={name} data-v={v} aria-pressed={on} data-testid=p-{name}-{v}>{l}</button>");
     }
-    s.push_str("</select></label>");
+    s.push_str("</div>");
     s
+}
+
+/// An on/off button bound to parameter `name` (1 or 0).
+pub fn toggle(name: &str, label: &str, on: bool) -> String {
+    format!(
+        "<button class=toggle data-p={name} data-v={} aria-pressed={on} data-testid=p-{name}>{label}</button>",
+        if on { 0 } else { 1 }
+    )
+}
+
+/// What decides whether the page must replace the controls: everything in them but the
+/// values of inputs (which the user is changing right now).
+fn controls_key(controls: &str) -> u64 {
+    let mut kept = String::with_capacity(controls.len());
+    let mut rest = controls;
+    while let Some(at) = rest.find(" value=") {
+        kept.push_str(&rest[..at]);
+        rest = &rest[at + 7..];
+        let end = rest.find(|c: char| c == ' ' || c == '>').unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    kept.push_str(rest);
+    crate::sim::simulation::fingerprint(&kept)
 }
 
 #[cfg(test)]
@@ -295,12 +325,31 @@ mod tests {
             for lang in ["zh", "en"] {
                 let a = answer(&format!("insight={id}\n?scenario=seed-demo&lang={lang}"));
                 let parts: Vec<&str> = a.split('\u{1}').collect();
-                assert_eq!(parts[0], format!("{id} {lang}"));
+                assert!(parts[0].starts_with(&format!("{id} {lang} ")), "{}", parts[0]);
                 assert!(parts[1].contains(if lang == "zh" { zh } else { en }));
                 assert!(parts[1].contains(&format!("data-v={id}")));
                 assert!(parts[2].contains(&format!("data-testid=insight-{id}")), "{id}");
                 assert!(!parts[2].contains("insight-notices"), "{id} {lang}: {}", parts[2]);
             }
+        }
+    }
+
+    #[test]
+    fn the_controls_key_ignores_slider_values_but_not_choices() {
+        let a = controls_key("<input type=range data-p=p value=0.9><button aria-pressed=true>");
+        assert_eq!(a, controls_key("<input type=range data-p=p value=0.95><button aria-pressed=true>"));
+        assert_ne!(a, controls_key("<input type=range data-p=p value=0.9><button aria-pressed=false>"));
+        let key = |q: &str| answer(q).split('\u{1}').next().map(str::to_string);
+        assert_ne!(key("insight=twopc\n?lang=en"), key("insight=twopc\n?lang=zh"));
+        assert_ne!(key("insight=twopc\n"), key("insight=scale\n"));
+    }
+
+    #[test]
+    fn every_view_can_be_embedded_by_name() {
+        for (id, _, _) in VIEWS {
+            assert!(crate::link::PANELS.contains(&id), "{id}");
+            let (state, notices) = crate::link::parse(&format!("?embed=1&panel={id}"));
+            assert!(notices.is_empty() && state.panel == Some(id));
         }
     }
 

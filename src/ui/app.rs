@@ -258,7 +258,11 @@ pub fn LabPage(
                 </div>
             </div>
             <MessageTable lab=lab/>
-            <Lessons lab=lab open=lab.panel == Some("lessons")/>
+            <Lessons
+                lab=lab
+                open=lab.panel == Some("lessons")
+                insight=lab.panel.filter(|p| crate::insight::VIEWS.iter().any(|v| v.0 == *p))
+            />
         </main>
     }
 }

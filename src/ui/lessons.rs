@@ -13,8 +13,10 @@ use leptos::wasm_bindgen::JsCast;
 /// Where the lessons are, next to index.html (relative, so sub-paths work).
 pub const ASSET: &str = "lessons.html";
 
+/// The lessons, and the insight panel above them (one delegated handler for both).
 #[component]
-pub fn Lessons(lab: Lab, open: bool) -> impl IntoView {
+pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl IntoView {
+    let params = super::insight::wire(lab, insight);
     // Empty: not fetched (or failed); [""]: on its way; [text]: here. (A signal of a type the
     // page already has: every new signal type costs wasm size.)
     let text = RwSignal::new(Vec::<String>::new());
@@ -54,8 +56,11 @@ pub fn Lessons(lab: Lab, open: bool) -> impl IntoView {
             }
         } else if el.closest("[data-open]").ok().flatten().is_some() {
             load();
+        } else {
+            super::insight::click(lab, params, &el);
         }
     };
+    let head = move || super::insight::head(lab.lang.get() == Lang::Zh, params.with(|p| !p.is_empty()));
     let markup = move || {
         let zh = lab.lang.get() == Lang::Zh;
         let title = if zh {
@@ -75,7 +80,16 @@ pub fn Lessons(lab: Lab, open: bool) -> impl IntoView {
             }
         })
     };
-    view! { <section class="panel lessons" data-testid="lessons" on:click=on_click inner_html=markup></section> }
+    view! {
+        <div class="learn" on:click=on_click on:input=move |ev| super::insight::input(params, ev)>
+            <section class="panel insight" data-testid="insight">
+                <div inner_html=head></div>
+                <div class="insight-c"></div>
+                <div class="insight-b" aria-live="polite"></div>
+            </section>
+            <section class="panel lessons" data-testid="lessons" inner_html=markup></section>
+        </div>
+    }
 }
 
 /// Fetches the text at `url` and hands it (or why not) to `done`. Plain callbacks, no async

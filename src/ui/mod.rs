@@ -8,6 +8,7 @@
 //! scene.rs      the SVG stage: the restaurant (or the system) at the cursor
 //! panels/       event log, SQL, invariants + state machine, message table
 //! i18n.rs       中文 / English × metaphor / technical; the narration
+//! insight.rs    the insight panel (views computed by a Web Worker: src/insight/)
 //! lessons.rs    the lessons panel (its text is fetched when opened: dist/lessons.html)
 //! i18n_scale.rs the same for relays with locks, archive, wrong turns, reconciler, 2PC
 //! url_state     the share link (src/link.rs, shared with the insight worker)
@@ -16,6 +17,7 @@ pub mod app;
 pub mod controls;
 pub mod i18n;
 pub mod i18n_scale;
+pub mod insight;
 pub mod lessons;
 pub mod panels;
 pub mod scene;
