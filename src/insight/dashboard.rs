@@ -1,11 +1,739 @@
-//! Placeholder until the view lands.
+//! The monitoring dashboard: the core's time series (`Simulation::series()`) drawn as SVG
+//! charts — backlog (total and per shard), rows examined per scan, scan latency, publish
+//! failure rate, dead letters, consistency window p50/p99 and the retry-count histogram at the
+//! lab's cursor — with a vertical marker at the cursor on every chart, a row of tiles with the
+//! values there, and thresholds the user sets (backlog rows, p99 window, failure rate) that
+//! shade the stretches above them and list each alert in an alert log whose buttons move the
+//! lab's cursor to where the alert was raised.
+//!
+//! Work is bounded by the samples (at most `MAX_SAMPLES`): events are only read to find the
+//! cursor's time and, by binary search, the event where each alert starts.
 
-use super::Request;
+use super::chart::{self, Chart, Unit};
+use super::{duration, esc, Request};
+use crate::sim::metrics::Sample;
+use crate::sim::outbox_table::RETRY_BUCKETS;
+use crate::sim::Simulation;
+use std::fmt::Write;
 
-pub fn controls(_req: &mut Request) -> String {
-    String::new()
+/// Default thresholds: they stay quiet in `happy-path` and fire in `mq-outage-backoff`.
+pub const DEFAULT_BACKLOG: u64 = 50;
+pub const DEFAULT_P99_MS: u64 = 10 * 60_000;
+pub const DEFAULT_FAIL_PERCENT: f64 = 20.0;
+const MAX_BACKLOG: u64 = 10_000_000;
+const MAX_P99_MS: u64 = 30 * 24 * 3_600_000;
+/// Per-shard lines beyond this many: the busiest shards are drawn.
+const MAX_SHARD_LINES: usize = 7;
+/// Sparser series than this are drawn as dots (a line through two points says little).
+const DOTS_BELOW: usize = 12;
+/// Alert log entries shown (the count above it is the full one).
+const MAX_ALERTS_SHOWN: usize = 100;
+
+/// The thresholds the user set (0 = off).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Thresholds {
+    backlog: u64,
+    p99_ms: u64,
+    /// Percent, 0..=100.
+    fail: f64,
 }
 
-pub fn body(_req: &mut Request) -> String {
-    String::new()
+/// Reads the thresholds. `controls` and `body` both read them; a bad value's notice is kept once.
+fn thresholds(req: &mut Request) -> Thresholds {
+    let before = req.notices.len();
+    let t = Thresholds {
+        backlog: req.whole("backlog", DEFAULT_BACKLOG, 0, MAX_BACKLOG),
+        p99_ms: req.whole("p99", DEFAULT_P99_MS, 0, MAX_P99_MS),
+        fail: req.number("fail", DEFAULT_FAIL_PERCENT, 0.0, 100.0),
+    };
+    let new: Vec<String> = req.notices.drain(before..).collect();
+    for n in new {
+        if !req.notices.contains(&n) {
+            req.notices.push(n);
+        }
+    }
+    t
+}
+
+fn number_input(name: &str, label: &str, value: f64, max: f64, step: f64) -> String {
+    format!(
+        "<label class=number>{label} <input type=number data-p={name} data-testid=p-{name} min=0 max={max} step={step} value={value}></label>"
+    )
+}
+
+pub fn controls(req: &mut Request) -> String {
+    let t = thresholds(req);
+    let mut s = format!(
+        "<fieldset class=thresholds><legend>{}</legend>",
+        req.t("告警阈值（0 = 关闭）", "Alert thresholds (0 = off)")
+    );
+    s.push_str(&number_input(
+        "backlog",
+        req.t("积压超过（行）", "Backlog above (rows)"),
+        t.backlog as f64,
+        MAX_BACKLOG as f64,
+        1.0,
+    ));
+    s.push_str(&number_input(
+        "p99",
+        req.t("一致性窗口 p99 超过（毫秒）", "Consistency window p99 above (ms)"),
+        t.p99_ms as f64,
+        MAX_P99_MS as f64,
+        1_000.0,
+    ));
+    s.push_str(&number_input(
+        "fail",
+        req.t("投递失败率超过（%）", "Publish failure rate above (%)"),
+        t.fail,
+        100.0,
+        1.0,
+    ));
+    s.push_str("</fieldset>");
+    s
+}
+
+/// One alert: a stretch where a metric stayed above its threshold.
+#[derive(Clone, Debug, PartialEq)]
+struct Alert {
+    metric: &'static str,
+    name: String,
+    unit: Unit,
+    from_ms: f64,
+    to_ms: f64,
+    still_firing: bool,
+    peak: f64,
+    /// The first event at or after `from_ms` (the lab's cursor value that shows the run up to it).
+    at_event: usize,
+}
+
+/// The alerts of a chart with a threshold: its alert spans, with the peak of its first series.
+fn alerts_of(c: &Chart, metric: &'static str, name: &str, sim: &Simulation) -> Vec<Alert> {
+    let (Some(level), Some(first)) = (c.threshold, c.series.first()) else { return Vec::new() };
+    let last = first.points.last().copied();
+    let events = sim.events();
+    c.alert_spans()
+        .into_iter()
+        .map(|(from, to)| {
+            // The points are in time order: the span's are found by binary search.
+            let lo = first.points.partition_point(|p| p.0 < from);
+            let hi = first.points.partition_point(|p| p.0 <= to);
+            let peak = first.points[lo..hi.max(lo)].iter().map(|p| p.1).filter(|y| *y > level).fold(0.0, f64::max);
+            let still_firing = last.is_some_and(|(x, y)| x == to && y > level);
+            Alert {
+                metric,
+                name: name.to_string(),
+                unit: c.y_unit,
+                from_ms: from,
+                to_ms: to,
+                still_firing,
+                peak,
+                at_event: events.partition_point(|e| (e.at_ms as f64) < from),
+            }
+        })
+        .collect()
+}
+
+fn points(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
+    samples.iter().map(|s| (s.at_ms as f64, f(s))).collect()
+}
+
+/// The publish failure rate of each interval: failures / (publishes + failures); an interval
+/// without attempts carries the last rate forward (no attempt is no news, not a recovery).
+fn failure_rates(samples: &[Sample]) -> Vec<(f64, f64)> {
+    let mut last = 0.0;
+    samples
+        .iter()
+        .map(|s| {
+            let attempts = s.publishes + s.publish_failures;
+            if attempts > 0 {
+                last = s.publish_failures as f64 / attempts as f64;
+            }
+            (s.at_ms as f64, last)
+        })
+        .collect()
+}
+
+/// Adds a series as a line, or as dots when it is sparse.
+fn sparse(c: Chart, label: &str, class: &'static str, pts: Vec<(f64, f64)>) -> Chart {
+    if pts.len() < DOTS_BELOW {
+        c.dots(label, class, pts)
+    } else {
+        c.line(label, class, pts)
+    }
+}
+
+/// Small whole counts and milliseconds get whole ticks (0..5) rather than "0.5 rows".
+fn whole_ticks(mut c: Chart) -> Chart {
+    let top =
+        c.series.iter().flat_map(|x| x.points.iter()).map(|p| p.1).fold(c.threshold.unwrap_or(0.0) * 1.1, f64::max);
+    if top < 5.0 {
+        c.y_max = Some(5.0);
+    }
+    c
+}
+
+fn level(v: f64) -> Option<f64> {
+    (v > 0.0).then_some(v)
+}
+
+pub fn body(req: &mut Request) -> String {
+    let t = thresholds(req);
+    let Some(sim) = req.play() else {
+        return format!("<p class=dash-note>{}</p>", req.t("无法回放这个运行。", "This run could not be played."));
+    };
+    let zh = req.zh();
+    let tr = |a: &'static str, b: &'static str| if zh { a } else { b };
+    let series = sim.series();
+    let samples = &series.samples;
+    let events = sim.events();
+    let interval = sim.config().metrics_interval_ms;
+    let end_ms = events.last().map_or(0, |e| e.at_ms).max(samples.last().map_or(0, |s| s.at_ms));
+    let mut s = String::new();
+
+    // Thresholds in force (the controls keep what the user types; the values are shown here).
+    let off = tr("关闭", "off");
+    let _ = write!(
+        s,
+        "<p class=dash-note data-testid=dash-thresholds>{} {} &gt; {} · {} &gt; {} · {} &gt; {}</p>",
+        tr("告警阈值：", "Thresholds:"),
+        tr("积压", "backlog"),
+        if t.backlog > 0 { format!("{} {}", t.backlog, tr("行", "rows")) } else { off.to_string() },
+        tr("一致性窗口 p99", "consistency window p99"),
+        if t.p99_ms > 0 { duration(t.p99_ms as f64) } else { off.to_string() },
+        tr("投递失败率", "publish failure rate"),
+        if t.fail > 0.0 { Unit::Share.label(t.fail / 100.0) } else { off.to_string() },
+    );
+
+    if samples.len() < 2 {
+        let _ = write!(
+            s,
+            "<p class=dash-empty data-testid=dash-empty>{}</p>",
+            esc(&if zh {
+                format!(
+                    "这个运行只有 {} 个采样点：它只持续了 {}，而指标每 {} 采样一次（metrics_interval_ms）。画不出曲线——换一个更长的场景，或调小 metrics_interval_ms。",
+                    samples.len(),
+                    duration(end_ms as f64),
+                    duration(interval as f64)
+                )
+            } else {
+                format!(
+                    "This run has {} sample(s): it lasts {}, and metrics are sampled every {} (metrics_interval_ms). There is no curve to draw: pick a longer scenario or a smaller metrics_interval_ms.",
+                    samples.len(),
+                    duration(end_ms as f64),
+                    duration(interval as f64)
+                )
+            })
+        );
+        return s;
+    }
+
+    // The lab's cursor: the time of the last event shown.
+    let cursor_ms = match req.step() {
+        Some(step) if step > 0 && !events.is_empty() => Some(events[(step as usize).min(events.len()) - 1].at_ms),
+        _ => None,
+    };
+    let marker = cursor_ms.map(|m| m as f64);
+    let x_range = Some((0.0, end_ms as f64));
+    let time = tr("时间", "time");
+    let new = |id: &'static str, title: &str, y_label: &str, y_unit: Unit| {
+        let mut c = Chart::new(id, title, time, Unit::Ms, y_label, y_unit);
+        c.marker_x = marker;
+        c.x_range = x_range;
+        c
+    };
+
+    // Backlog, total and per shard.
+    let shards = samples.iter().map(|x| x.backlog_by_shard.len()).max().unwrap_or(0);
+    let mut backlog = new("backlog", tr("积压（PENDING 行）", "Backlog (PENDING rows)"), tr("行", "rows"), Unit::Count)
+        .line(tr("合计", "total"), "s0", points(samples, |x| x.backlog as f64));
+    backlog.threshold = level(t.backlog as f64);
+    let mut shard_note = String::new();
+    if shards > 1 {
+        let mut order: Vec<(u64, usize)> = (0..shards)
+            .map(|k| (samples.iter().map(|x| x.backlog_by_shard.get(k).copied().unwrap_or(0)).max().unwrap_or(0), k))
+            .collect();
+        if shards > MAX_SHARD_LINES {
+            order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            order.truncate(MAX_SHARD_LINES);
+            order.sort_by_key(|o| o.1);
+            shard_note = if zh {
+                format!("<p class=dash-note>共 {shards} 个分片，只画积压峰值最高的 {MAX_SHARD_LINES} 个。</p>")
+            } else {
+                format!("<p class=dash-note>{shards} shards: the {MAX_SHARD_LINES} with the highest peak backlog are drawn.</p>")
+            };
+        }
+        const CLASSES: [&str; MAX_SHARD_LINES] = ["s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+        for (i, (_, k)) in order.into_iter().enumerate() {
+            let label = if zh { format!("分片 {k}") } else { format!("shard {k}") };
+            backlog = backlog.line(
+                &label,
+                CLASSES[i % CLASSES.len()],
+                points(samples, |x| x.backlog_by_shard.get(k).copied().unwrap_or(0) as f64),
+            );
+        }
+    }
+
+    // Scans: rows examined per scan and the slowest scan, in the intervals that had scans.
+    let scanned: Vec<&Sample> = samples.iter().filter(|x| x.scans > 0).collect();
+    let rows = sparse(
+        new("rows", tr("每次扫描读取的行数", "Rows examined per scan"), tr("行 / 次", "rows / scan"), Unit::Count),
+        tr("平均每次扫描", "mean per scan"),
+        "s0",
+        scanned.iter().map(|x| (x.at_ms as f64, x.rows_examined as f64 / x.scans as f64)).collect(),
+    );
+    let latency = sparse(
+        new("latency", tr("扫描耗时", "Scan latency"), tr("耗时", "latency"), Unit::Ms),
+        tr("区间内最慢一次", "slowest in interval"),
+        "s1",
+        scanned.iter().map(|x| (x.at_ms as f64, x.max_scan_latency_ms as f64)).collect(),
+    );
+
+    // Publish failure rate.
+    let mut fail = new(
+        "fail",
+        tr("投递失败率（每个采样区间）", "Publish failure rate (per interval)"),
+        tr("失败 / 尝试", "failures / attempts"),
+        Unit::Share,
+    )
+    .line(tr("失败率", "failure rate"), "s3", failure_rates(samples));
+    fail.threshold = level(t.fail / 100.0);
+    fail.y_max = Some(1.0);
+
+    // Dead letters.
+    let dead = new("dead", tr("死信（DEAD 行）", "Dead letters (DEAD rows)"), tr("行", "rows"), Unit::Count).line(
+        tr("死信", "dead letters"),
+        "s4",
+        points(samples, |x| x.dead_letters as f64),
+    );
+
+    // Consistency window of the effects applied in each interval (0 = none applied).
+    let mut window = new(
+        "window",
+        tr("一致性窗口（下单到生效，每个采样区间）", "Consistency window (order to effect, per interval)"),
+        tr("窗口", "window"),
+        Unit::Ms,
+    )
+    .line("p99", "s5", points(samples, |x| x.window_p99_ms as f64))
+    .line("p50", "s2", points(samples, |x| x.window_p50_ms as f64));
+    window.threshold = level(t.p99_ms as f64);
+
+    // Alerts, in the order they were raised.
+    let mut alerts = alerts_of(&backlog, "backlog", tr("积压", "Backlog"), &sim);
+    alerts.extend(alerts_of(&window, "p99", tr("一致性窗口 p99", "Consistency window p99"), &sim));
+    alerts.extend(alerts_of(&fail, "fail", tr("投递失败率", "Publish failure rate"), &sim));
+    alerts.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms).then(a.metric.cmp(b.metric)));
+
+    // The sample at (or just before) the cursor; without a cursor, the end of the run.
+    let at = match cursor_ms {
+        Some(c) => samples.partition_point(|x| x.at_ms <= c).checked_sub(1),
+        None => Some(samples.len() - 1),
+    };
+    s.push_str(&tiles(req, &t, samples, at, cursor_ms, &alerts));
+    s.push_str(&alert_log(req, &alerts, cursor_ms));
+
+    s.push_str("<div class=charts>");
+    s.push_str(&whole_ticks(backlog).svg());
+    s.push_str(&shard_note);
+    s.push_str(&histogram(req, samples, at));
+    s.push_str(&whole_ticks(rows).svg());
+    s.push_str(&whole_ticks(latency).svg());
+    s.push_str(&fail.svg());
+    s.push_str(&whole_ticks(dead).svg());
+    s.push_str(&window.svg());
+    s.push_str("</div>");
+    let _ = write!(
+        s,
+        "<p class=dash-note>{}</p>",
+        esc(&if zh {
+            format!(
+                "每 {} 采样一次（metrics_interval_ms，超过 {} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间沿用上一个失败率；一致性窗口为 0 表示该区间没有生效的效果。",
+                duration(series.interval_ms as f64),
+                crate::sim::metrics::MAX_SAMPLES
+            )
+        } else {
+            format!(
+                "One sample every {} (metrics_interval_ms; the step doubles past {} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts carries the last failure rate forward; a window of 0 means no effect was applied in that interval.",
+                duration(series.interval_ms as f64),
+                crate::sim::metrics::MAX_SAMPLES
+            )
+        })
+    );
+    s
+}
+
+/// The values at the cursor's sample.
+fn tiles(
+    req: &Request,
+    t: &Thresholds,
+    samples: &[Sample],
+    at: Option<usize>,
+    cursor_ms: Option<u64>,
+    alerts: &[Alert],
+) -> String {
+    let zh = req.zh();
+    let Some(i) = at else {
+        let first = samples.first().map_or(0, |x| x.at_ms);
+        return format!(
+            "<p class=dash-note data-testid=tiles>{}</p>",
+            if zh {
+                format!("光标之前还没有采样：第一个采样在 {}。", duration(first as f64))
+            } else {
+                format!("No sample before the cursor yet: the first is taken at {}.", duration(first as f64))
+            }
+        );
+    };
+    let x = &samples[i];
+    let heading = match cursor_ms {
+        Some(c) if zh => format!("光标处（{}，采样于 {}）", duration(c as f64), duration(x.at_ms as f64)),
+        Some(c) => format!("At the cursor ({}, sample at {})", duration(c as f64), duration(x.at_ms as f64)),
+        None if zh => format!("运行结束时（采样于 {}；在实验台上移动光标可看任一时刻）", duration(x.at_ms as f64)),
+        None => format!(
+            "At the end of the run (sample at {}; move the lab's cursor to see any moment)",
+            duration(x.at_ms as f64)
+        ),
+    };
+    let firing = |metric: &str| {
+        alerts.iter().any(|a| {
+            a.metric == metric && (x.at_ms as f64) > a.from_ms && ((x.at_ms as f64) < a.to_ms || a.still_firing)
+        })
+    };
+    let attempts = x.publishes + x.publish_failures;
+    // The rate the chart shows here (carried forward over intervals without attempts).
+    let rate = failure_rates(&samples[..=i]).last().map_or(0.0, |p| p.1);
+    let shard_text = if x.backlog_by_shard.len() > 1 {
+        let parts: Vec<String> = x.backlog_by_shard.iter().take(16).map(|n| n.to_string()).collect();
+        format!(" <small>({} {})</small>", req.t("各分片", "by shard"), parts.join(" / "))
+    } else {
+        String::new()
+    };
+    let window = if x.window_max_ms > 0 {
+        format!("{} / {}", duration(x.window_p50_ms as f64), duration(x.window_p99_ms as f64))
+    } else {
+        "—".into()
+    };
+    let scans = if x.scans > 0 {
+        format!(
+            "{} · {}",
+            chart::count(x.rows_examined as f64 / x.scans as f64),
+            duration(x.max_scan_latency_ms as f64)
+        )
+    } else {
+        "—".into()
+    };
+    let tiles: [(&str, &str, String, bool); 7] = [
+        ("backlog", req.t("积压", "Backlog"), format!("{}{shard_text}", x.backlog), t.backlog > 0 && firing("backlog")),
+        ("dead", req.t("死信", "Dead letters"), x.dead_letters.to_string(), false),
+        ("lag", req.t("已投递未确认", "Published, not acked"), x.consumer_lag.to_string(), false),
+        ("scan", req.t("每次扫描行数 · 最慢耗时", "Rows per scan · slowest scan"), scans, false),
+        (
+            "fail",
+            req.t("投递失败率", "Publish failure rate"),
+            format!(
+                "{} <small>({} {} / {attempts})</small>",
+                Unit::Share.label(rate),
+                req.t("本区间", "this interval:"),
+                x.publish_failures
+            ),
+            t.fail > 0.0 && firing("fail"),
+        ),
+        (
+            "window",
+            req.t("一致性窗口 p50 / p99", "Consistency window p50 / p99"),
+            window,
+            t.p99_ms > 0 && firing("p99"),
+        ),
+        (
+            "retries",
+            req.t("待重试的行", "Pending rows retried"),
+            x.retry_histogram.iter().skip(1).sum::<u64>().to_string(),
+            false,
+        ),
+    ];
+    let mut s = format!("<section class=tiles data-testid=tiles><h3>{}</h3><dl>", esc(&heading));
+    for (id, label, value, on) in tiles {
+        let class = if on { "tile firing" } else { "tile" };
+        let _ = write!(s, "<div class=\"{class}\" data-testid=tile-{id}><dt>{label}</dt><dd>{value}</dd></div>");
+    }
+    s.push_str("</dl></section>");
+    s
+}
+
+/// The alert log: each alert with when it was raised and cleared, its peak, and a button that
+/// moves the lab's cursor to where it was raised.
+fn alert_log(req: &Request, alerts: &[Alert], cursor_ms: Option<u64>) -> String {
+    let zh = req.zh();
+    let n = alerts.len();
+    let count = if zh {
+        format!("{n} 条告警")
+    } else if n == 1 {
+        "1 alert".to_string()
+    } else {
+        format!("{n} alerts")
+    };
+    let mut s = format!(
+        "<section class=alerts data-testid=alerts><h3>{} <span class=alert-count data-testid=alert-count>{count}</span></h3>",
+        req.t("告警记录", "Alert log")
+    );
+    if alerts.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=no-alerts data-testid=no-alerts>{}</p></section>",
+            req.t(
+                "没有告警：整个运行中没有指标超过阈值。",
+                "No alerts: no metric went above its threshold during this run."
+            )
+        );
+        return s;
+    }
+    s.push_str("<ol class=alert-log data-testid=alert-log>");
+    for a in alerts.iter().take(MAX_ALERTS_SHOWN) {
+        let active = cursor_ms.is_some_and(|c| (c as f64) >= a.from_ms && ((c as f64) < a.to_ms || a.still_firing));
+        let cleared = if a.still_firing {
+            req.t("运行结束时仍在告警", "still firing at the end of the run").to_string()
+        } else if zh {
+            format!("{} 解除", duration(a.to_ms))
+        } else {
+            format!("cleared at {}", duration(a.to_ms))
+        };
+        let text = if zh {
+            format!("{} 触发，{cleared}，峰值 {}", duration(a.from_ms), a.unit.label(a.peak))
+        } else {
+            format!("raised at {}, {cleared}, peak {}", duration(a.from_ms), a.unit.label(a.peak))
+        };
+        let _ = write!(
+            s,
+            "<li class=\"{}\" data-metric={} data-from={}><b>{}</b> {} <button data-at={} title=\"{}\">{}</button></li>",
+            if active { "alert-entry firing" } else { "alert-entry" },
+            a.metric,
+            a.from_ms,
+            esc(&a.name),
+            esc(&text),
+            a.at_event,
+            req.t("把实验台的光标移到告警开始处", "Move the lab's cursor to where the alert was raised"),
+            if zh { format!("跳到事件 {}", a.at_event) } else { format!("go to event {}", a.at_event) }
+        );
+    }
+    s.push_str("</ol>");
+    if n > MAX_ALERTS_SHOWN {
+        let _ = write!(
+            s,
+            "<p class=dash-note>{}</p>",
+            if zh {
+                format!("只列出前 {MAX_ALERTS_SHOWN} 条。")
+            } else {
+                format!("The first {MAX_ALERTS_SHOWN} are listed.")
+            }
+        );
+    }
+    s.push_str("</section>");
+    s
+}
+
+/// The pending rows by retry count at the cursor's sample, as bars ("≥k" for the last bucket).
+fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> String {
+    let zh = req.zh();
+    let Some(x) = at.map(|i| &samples[i]) else {
+        return String::new();
+    };
+    let bars: Vec<(String, f64)> = x
+        .retry_histogram
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (if k + 1 == RETRY_BUCKETS { format!("≥{k}") } else { k.to_string() }, *n as f64))
+        .collect();
+    let title = if zh {
+        format!("按重试次数统计的待投递行（{} 时）", duration(x.at_ms as f64))
+    } else {
+        format!("Pending rows by retry count (at {})", duration(x.at_ms as f64))
+    };
+    let svg = chart::bars("retries", &title, Unit::Count, &bars, "s6");
+    let body = svg.strip_suffix("</figure>").unwrap_or(&svg);
+    format!(
+        "{body}<p class=axis-note>{}</p><ul class=legend><li><span class=\"swatch s6\"></span>{}</li></ul></figure>",
+        req.t(
+            "横轴：重试次数（最后一栏为“不少于”）；纵轴：行数",
+            "x: retry count (the last bar is \"at least\"); y: rows"
+        ),
+        req.t("PENDING 行", "PENDING rows")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::answer;
+    use super::*;
+
+    /// (controls, body, notices) of a dashboard request.
+    fn parts(text: &str) -> (String, String) {
+        let a = answer(text);
+        let p: Vec<&str> = a.split('\u{1}').collect();
+        assert_eq!(p.len(), 3, "{text}");
+        (p[1].to_string(), p[2].to_string())
+    }
+
+    fn body_of(text: &str) -> String {
+        parts(text).1
+    }
+
+    /// The value of attribute `name=` right after each occurrence of `after`.
+    fn attrs(markup: &str, after: &str, name: &str) -> Vec<String> {
+        markup
+            .split(after)
+            .skip(1)
+            .filter_map(|rest| {
+                let v = rest.split(&format!("{name}=")).nth(1)?;
+                Some(v.split([' ', '>']).next()?.trim_matches('"').to_string())
+            })
+            .collect()
+    }
+
+    /// One chart's figure.
+    fn figure<'a>(body: &'a str, id: &str) -> &'a str {
+        let start = body.find(&format!("data-testid=chart-{id}>")).unwrap_or_else(|| panic!("chart {id}: {body}"));
+        let rest = &body[start..];
+        &rest[..rest.find("</figure>").unwrap_or(rest.len())]
+    }
+
+    fn marker_x(body: &str, id: &str) -> Option<f64> {
+        attrs(figure(body, id), "<line class=marker", "x1").first().and_then(|v| v.parse().ok())
+    }
+
+    #[test]
+    fn mq_outage_alerts_move_the_cursor_to_where_they_were_raised() {
+        let query = "?scenario=mq-outage-backoff&step=100&lang=en";
+        let body = body_of(&format!("insight=dashboard&backlog=1\n{query}"));
+        let sim = Request::parse(&format!("insight=dashboard\n{query}")).play().expect("plays");
+        let events = sim.events();
+        let log = &body[body.find("data-testid=alert-log").expect("an alert log")..];
+        let metrics = attrs(log, "<li ", "data-metric");
+        let froms: Vec<f64> = attrs(log, "<li ", "data-from").iter().map(|v| v.parse().unwrap()).collect();
+        let ats: Vec<usize> = attrs(log, "<li ", "data-at").iter().map(|v| v.parse().unwrap()).collect();
+        assert_eq!(metrics.len(), ats.len());
+        assert_eq!(froms.len(), ats.len());
+        for m in ["backlog", "fail", "p99"] {
+            assert!(metrics.iter().any(|x| x == m), "{m} alert in {metrics:?}");
+        }
+        assert!(body.contains(&format!("{} alerts</span>", metrics.len())), "count shown");
+        assert!(froms.windows(2).all(|w| w[0] <= w[1]), "in the order raised: {froms:?}");
+        for (&at, &from) in ats.iter().zip(&froms) {
+            assert!(at < events.len(), "{at}");
+            assert!(events[at].at_ms as f64 >= from, "event {at} at {} before {from}", events[at].at_ms);
+            assert!(at == 0 || (events[at - 1].at_ms as f64) < from, "event {at} is the first at/after {from}");
+        }
+        // The broker recovers: the failure-rate alert clears, with a peak of 100%.
+        let fail = log.split("<li ").find(|e| e.contains("data-metric=fail")).unwrap();
+        assert!(fail.contains("cleared at") && fail.contains("peak 100%"), "{fail}");
+        // Alerts light the charts too.
+        for id in ["backlog", "fail", "window"] {
+            let f = figure(&body, id);
+            assert!(f.contains("alert-band") && f.contains("class=threshold"), "{id}");
+        }
+        assert!(body.contains("class=\"tile firing\""), "a tile at the cursor is lit");
+    }
+
+    #[test]
+    fn happy_path_with_default_thresholds_is_quiet() {
+        for lang in ["en", "zh"] {
+            let body = body_of(&format!("insight=dashboard\n?scenario=happy-path&step=50&lang={lang}"));
+            assert!(body.contains("data-testid=no-alerts"), "{lang}");
+            assert!(!body.contains("alert-log") && !body.contains("alert-band"), "{lang}");
+            assert!(body.contains(if lang == "en" { "0 alerts" } else { "0 条告警" }));
+            assert_eq!(figure(&body, "backlog").matches("class=threshold ").count(), 1, "threshold drawn");
+        }
+    }
+
+    #[test]
+    fn zero_thresholds_are_off() {
+        let body = body_of("insight=dashboard&backlog=0&p99=0&fail=0\n?scenario=mq-outage-backoff&lang=en");
+        assert!(body.contains("data-testid=no-alerts"));
+        assert!(!body.contains("class=threshold "));
+        assert!(body.contains("backlog &gt; off"));
+    }
+
+    #[test]
+    fn sharded_runs_get_one_backlog_line_per_shard() {
+        let body = body_of("insight=dashboard\n?scenario=sharded-hot-key&lang=en");
+        let f = figure(&body, "backlog");
+        assert_eq!(f.matches("<path class=\"line").count(), 5, "total and 4 shards");
+        for k in 0..4 {
+            assert!(f.contains(&format!("</span>shard {k}</li>")), "shard {k}");
+        }
+        let single = body_of("insight=dashboard\n?scenario=happy-path&lang=en");
+        assert_eq!(figure(&single, "backlog").matches("<path class=\"line").count(), 1);
+        assert!(!figure(&single, "backlog").contains("shard"));
+    }
+
+    #[test]
+    fn bad_thresholds_give_one_notice_each_and_the_defaults() {
+        let (controls, body) = parts("insight=dashboard&backlog=abc&p99=-5&fail=150\n?scenario=happy-path&lang=en");
+        let notices = &body[..body.find("insight-body").unwrap()];
+        for name in ["backlog=&quot;abc&quot;", "p99=&quot;-5&quot;", "fail=&quot;150&quot;"] {
+            assert_eq!(notices.matches(name).count(), 1, "{name}: {notices}");
+        }
+        assert!(controls.contains(&format!(
+            "data-p=backlog data-testid=p-backlog min=0 max={MAX_BACKLOG} step=1 value={DEFAULT_BACKLOG}>"
+        )));
+        assert!(controls.contains(&format!("value={DEFAULT_P99_MS}>")));
+        assert!(controls.contains(&format!("value={DEFAULT_FAIL_PERCENT}>")));
+        assert!(body.contains("data-testid=no-alerts"));
+        let good = body_of("insight=dashboard&backlog=7&p99=1000&fail=2.5\n?scenario=happy-path&lang=en");
+        assert!(!good.contains("insight-notices"));
+        assert!(
+            good.contains("backlog &gt; 7 rows") && good.contains("p99 &gt; 1 s") && good.contains("rate &gt; 2.5%")
+        );
+    }
+
+    #[test]
+    fn both_languages_draw_every_chart_with_axes_and_legends() {
+        for (lang, words) in [
+            ("zh", ["积压", "告警记录", "时间", "投递失败率"]),
+            ("en", ["Backlog", "Alert log", "time", "Publish failure rate"]),
+        ] {
+            let (controls, body) =
+                parts(&format!("insight=dashboard\n?scenario=mq-outage-backoff&step=120&lang={lang}"));
+            assert_eq!(controls.matches("<input type=number").count(), 3);
+            assert_eq!(controls.matches("<label").count(), 3);
+            for w in words {
+                assert!(body.contains(w), "{lang}: {w}");
+            }
+            for id in ["backlog", "rows", "latency", "fail", "dead", "window", "retries"] {
+                let f = figure(&body, id);
+                assert!(f.contains("<figcaption>") && f.contains("class=\"swatch"), "{lang} {id}: title and legend");
+                assert!(f.contains("class=axis-label") || f.contains("class=axis-note"), "{lang} {id}: axis labels");
+            }
+            assert!(figure(&body, "retries").contains(">≥7</text>"), "the last bucket is at-least");
+            assert!(figure(&body, "window").contains("</span>p99</li>"));
+        }
+    }
+
+    #[test]
+    fn the_marker_and_the_tiles_follow_the_cursor() {
+        let at = |step: &str| body_of(&format!("insight=dashboard\n?scenario=mq-outage-backoff&lang=en{step}"));
+        let (none, zero, early, late, past) =
+            (at(""), at("&step=0"), at("&step=20"), at("&step=200"), at("&step=999999"));
+        assert_eq!(marker_x(&none, "backlog"), None);
+        assert_eq!(marker_x(&zero, "fail"), None);
+        assert!(none.contains("At the end of the run"));
+        let (e, l) = (marker_x(&early, "backlog").unwrap(), marker_x(&late, "backlog").unwrap());
+        assert!(e < l, "{e} < {l}");
+        for id in ["rows", "latency", "fail", "dead", "window"] {
+            assert_eq!(marker_x(&late, id), Some(l), "{id}");
+        }
+        // Past the end, the cursor is the last event.
+        let sim = Request::parse("\n?scenario=mq-outage-backoff").play().unwrap();
+        assert_eq!(marker_x(&past, "backlog"), marker_x(&at(&format!("&step={}", sim.events().len())), "backlog"));
+        assert!(early.contains("At the cursor") && early != late);
+        // The retry histogram is the sample at the cursor's.
+        let title = |b: &str| figure(b, "retries")[..200].to_string();
+        assert_ne!(title(&early), title(&late));
+    }
+
+    #[test]
+    fn a_run_shorter_than_one_interval_says_so() {
+        let body = body_of("insight=dashboard\n?scenario=seed-demo&cfg=metrics_interval_ms:86400000&lang=en");
+        assert!(body.contains("data-testid=dash-empty") && body.contains("metrics_interval_ms"), "{body}");
+        assert!(!body.contains("<svg"));
+        let zh = body_of("insight=dashboard\n?scenario=seed-demo&cfg=metrics_interval_ms:86400000");
+        assert!(zh.contains("采样点"));
+    }
 }
