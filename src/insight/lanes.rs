@@ -1,11 +1,645 @@
-//! Placeholder until the view lands.
+//! One fault, three ways: the same scenario, seed and faults played as send-then-commit,
+//! commit-then-send and the outbox, in three lanes on one shared time axis. Each lane draws,
+//! per order key, the key moments (committed, rolled back, crashed, sent or published,
+//! re-published, effect applied; the injected faults marked) and ends in a verdict computed
+//! from the core's own counters and checker: a ghost effect, a lost order, or correct.
 
-use super::Request;
+use super::chart::nice_ticks;
+use super::{duration, esc, play, select, Request};
+use crate::link;
+use crate::sim::config::Mode;
+use crate::sim::event::{EventKind, Injection, RollbackCause};
+use crate::sim::outbox_table::Status;
+use crate::sim::scenario::RunSpec;
+use crate::sim::{Simulation, World};
+use std::collections::BTreeMap;
+use std::fmt::Write;
 
-pub fn controls(_req: &mut Request) -> String {
-    String::new()
+/// The built-in run the view opens with.
+pub const BUILTIN: &str = "one-fault-three-ways";
+/// At most this many order keys are drawn per lane (the interesting ones first).
+pub const MAX_KEYS: usize = 12;
+/// At most this many moments are drawn per key and lane.
+const MAX_MOMENTS: usize = 16;
+/// At most this many injected faults are marked per lane.
+const MAX_INJECTIONS: usize = 24;
+
+const WIDTH: f64 = 640.0;
+const LEFT: f64 = 110.0;
+const RIGHT: f64 = 16.0;
+const HEAD: f64 = 20.0;
+const ROW: f64 = 16.0;
+const GAP: f64 = 10.0;
+const AXIS: f64 = 34.0;
+
+pub fn controls(req: &mut Request) -> String {
+    let from = from(req);
+    let options = [
+        ("builtin", req.t("内置：一个故障，三条路", "Built-in: one fault, three ways")),
+        ("lab", req.t("实验台上的这次运行", "The lab's run")),
+    ];
+    select("from", req.t("比较哪次运行", "Run to compare"), from, &options)
 }
 
-pub fn body(_req: &mut Request) -> String {
-    String::new()
+/// The `from` parameter (a bad value gives one notice, however often it is read).
+fn from(req: &mut Request) -> &'static str {
+    let before = req.notices.len();
+    let from = req.choice("from", &["builtin", "lab"], "builtin");
+    if req.notices.len() > before && req.notices[..before].contains(&req.notices[before]) {
+        req.notices.truncate(before);
+    }
+    from
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mark {
+    Commit,
+    Rollback,
+    Crash,
+    Send,
+    Republish,
+    Effect,
+}
+
+impl Mark {
+    fn class(self) -> &'static str {
+        match self {
+            Mark::Commit => "m-commit",
+            Mark::Rollback => "m-rollback",
+            Mark::Crash => "m-crash",
+            Mark::Send => "m-send",
+            Mark::Republish => "m-republish",
+            Mark::Effect => "m-effect",
+        }
+    }
+
+    fn label(self, req: &Request, mode: Mode) -> &'static str {
+        match self {
+            Mark::Commit => req.t("订单提交", "order committed"),
+            Mark::Rollback => req.t("事务回滚", "rolled back"),
+            Mark::Crash => req.t("订单服务宕机", "order service crashed"),
+            Mark::Send if mode == Mode::Outbox => req.t("投递器发布消息", "relay published the message"),
+            Mark::Send => req.t("订单服务直接发消息", "message sent directly"),
+            Mark::Republish => req.t("对账补发", "re-published by the reconciler"),
+            Mark::Effect => req.t("消费生效（出餐/扣款）", "effect applied"),
+        }
+    }
+
+    /// A small SVG shape centred on (x, y).
+    fn shape(self, x: f64, y: f64) -> String {
+        match self {
+            Mark::Commit => format!("<rect x={:.1} y={:.1} width=8 height=8", x - 4.0, y - 4.0),
+            Mark::Rollback => {
+                format!("<path d=\"M{:.1},{:.1}l8,8m0,-8l-8,8\"", x - 4.0, y - 4.0)
+            }
+            Mark::Crash => format!("<path d=\"M{x:.1},{:.1}l5,9h-10z\"", y - 5.0),
+            Mark::Send | Mark::Republish => format!("<path d=\"M{x:.1},{:.1}l5,5l-5,5l-5,-5z\"", y - 5.0),
+            Mark::Effect => format!("<circle cx={x:.1} cy={y:.1} r=5"),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Moment {
+    at_ms: u64,
+    mark: Mark,
+    /// An injected fault struck here.
+    fault: bool,
+}
+
+/// One lane: its mode, its run, and what happened to each order key.
+struct Lane {
+    mode: Mode,
+    spec: RunSpec,
+    sim: Option<Simulation>,
+    moments: BTreeMap<String, Vec<Moment>>,
+    /// When each key first appeared (its transaction began).
+    first_at: BTreeMap<String, u64>,
+    /// Faults and changes a person or the script injected: (time, label).
+    injections: Vec<(u64, String)>,
+}
+
+impl Lane {
+    fn new(req: &mut Request, spec: RunSpec) -> Lane {
+        let mode = spec.config.mode;
+        let sim = play(&spec, &mut req.notices);
+        let mut lane =
+            Lane { mode, spec, sim: None, moments: BTreeMap::new(), first_at: BTreeMap::new(), injections: Vec::new() };
+        if let Some(sim) = &sim {
+            for e in sim.events() {
+                let (key, mark, fault) = match &e.kind {
+                    EventKind::TransactionBegan { biz_key, .. } => {
+                        lane.first_at.entry(biz_key.clone()).or_insert(e.at_ms);
+                        continue;
+                    }
+                    EventKind::OrderCommitted { biz_key, .. } | EventKind::OrderOnlyCommitted { biz_key, .. } => {
+                        (biz_key, Mark::Commit, false)
+                    }
+                    EventKind::TransactionRolledBack { biz_key, cause, .. } => {
+                        (biz_key, Mark::Rollback, matches!(cause, RollbackCause::Fault(_)))
+                    }
+                    EventKind::OrderServiceCrashed { biz_key, .. } => (biz_key, Mark::Crash, true),
+                    EventKind::MessageSentDirectly { biz_key, .. } | EventKind::MessagePublished { biz_key, .. } => {
+                        (biz_key, Mark::Send, false)
+                    }
+                    EventKind::GapCompensated { biz_key, .. } => (biz_key, Mark::Republish, false),
+                    EventKind::EffectApplied { biz_key, .. } => (biz_key, Mark::Effect, false),
+                    EventKind::Injected(injection) => {
+                        if let Some(label) = injection_label(req, injection) {
+                            if lane.injections.len() < MAX_INJECTIONS {
+                                lane.injections.push((e.at_ms, label));
+                            }
+                        }
+                        continue;
+                    }
+                    _ => continue,
+                };
+                lane.first_at.entry(key.clone()).or_insert(e.at_ms);
+                let list = lane.moments.entry(key.clone()).or_default();
+                if list.len() < MAX_MOMENTS {
+                    list.push(Moment { at_ms: e.at_ms, mark, fault });
+                }
+            }
+        }
+        lane.sim = sim;
+        lane
+    }
+
+    fn world(&self) -> Option<&World> {
+        self.sim.as_ref().map(|s| s.world())
+    }
+
+    /// The lane's ending, from the core's counters and checker: (verdict, ghost effects,
+    /// lost orders, violations).
+    fn verdict(&self) -> (&'static str, u64, u64, u64) {
+        let Some(sim) = &self.sim else { return ("none", 0, 0, 0) };
+        let s = sim.summary();
+        let ghost = s.ghost_effects;
+        let lost = s.lost_orders;
+        let verdict = if ghost > 0 {
+            "ghost"
+        } else if lost > 0 {
+            "lost"
+        } else if s.violations_total > 0 {
+            "other"
+        } else {
+            "correct"
+        };
+        (verdict, ghost, lost, s.violations_total)
+    }
+}
+
+fn injection_label(req: &Request, injection: &Injection) -> Option<String> {
+    Some(match injection {
+        Injection::MqOutageStarted { duration_ms } => {
+            format!("{} ({})", req.t("MQ 宕机", "MQ outage"), duration(*duration_ms as f64))
+        }
+        Injection::MqOutageStopped => req.t("MQ 恢复", "MQ back").to_string(),
+        Injection::NextDeliveryDuplicated => req.t("下一次投递重复", "next delivery duplicated").to_string(),
+        Injection::ConsumerCrashArmed => req.t("消费端确认前崩溃", "consumer crashes before its ack").to_string(),
+        Injection::RelayCrashArmed => req.t("投递器发布后崩溃", "relay crashes after publishing").to_string(),
+        Injection::ReconcileRequested => req.t("立即对账", "reconcile now").to_string(),
+        Injection::ConfigChanged { key, value } => format!("{key} = {value}"),
+        Injection::SettleStarted => return None,
+    })
+}
+
+/// What became of one key in a lane, read from the lane's final world.
+fn outcome(world: &World, key: &str) -> &'static str {
+    let db = &world.order_db;
+    let order = db.order_id_of(key).is_some();
+    let effects = world.consumer.effects.get(key).map_or(0, |e| e.count);
+    let dead = db.message_by_key(key).map(|r| r.status) == Some(Status::Dead);
+    match (order, effects) {
+        (false, 0) => "none",
+        (false, _) => "ghost",
+        (true, 0) if dead => "dead",
+        (true, 0) => "lost",
+        (true, 1) => "ok",
+        (true, _) => "double",
+    }
+}
+
+fn outcome_label(req: &Request, outcome: &str) -> &'static str {
+    match outcome {
+        "ghost" => req.t("幽灵：有出餐，没有订单", "ghost: an effect without its order"),
+        "lost" => req.t("丢单：有订单，没有出餐", "lost: an order without its effect"),
+        "dead" => req.t("死信：等人处理", "dead letter: waiting for a person"),
+        "double" => req.t("重复生效", "applied more than once"),
+        "ok" => req.t("一致：一单一份出餐", "consistent: one order, one effect"),
+        _ => req.t("没有订单，也没有出餐（干净回滚）", "no order and no effect (a clean rollback)"),
+    }
+}
+
+fn lane_name(req: &Request, mode: Mode) -> &'static str {
+    match mode {
+        Mode::SendThenCommit => req.t("先发消息，再提交", "Send, then commit"),
+        Mode::CommitThenSend => req.t("先提交，再发消息", "Commit, then send"),
+        _ => req.t("本地消息表", "The outbox"),
+    }
+}
+
+fn lane_how(req: &Request, mode: Mode) -> &'static str {
+    match mode {
+        Mode::SendThenCommit => req.t(
+            "订单服务先把消息发到 MQ，再提交本地事务：发出去的消息收不回来。",
+            "The order service publishes to the MQ first, then commits its transaction: a published message cannot be taken back.",
+        ),
+        Mode::CommitThenSend => req.t(
+            "订单服务先提交本地事务，再自己发消息：两步之间一宕机，消息就没了。",
+            "The order service commits first, then publishes itself: a crash between the two steps loses the message.",
+        ),
+        _ => req.t(
+            "订单和消息在同一个本地事务里写入；投递器扫描消息表并发布，失败就重试。",
+            "The order and its message are written in one local transaction; a relay scans the table and publishes, retrying on failure.",
+        ),
+    }
+}
+
+fn verdict_label(req: &Request, verdict: &str) -> &'static str {
+    match verdict {
+        "ghost" => req.t(
+            "幽灵出餐：顾客为不存在的订单付了钱",
+            "Ghost effect: the customer paid for an order that does not exist",
+        ),
+        "lost" => req.t("丢单：订单在，厨房永远不知道", "Lost order: the order exists, the kitchen never hears of it"),
+        "other" => req.t("检查器报告了其他违规", "The checker reports other violations"),
+        "correct" => req.t("正确：每笔订单恰好一份出餐", "Correct: every order has exactly one effect"),
+        _ => req.t("这条路没能运行", "This lane could not be played"),
+    }
+}
+
+/// The share link that opens a lane on the stage.
+fn go_link(lane: &RunSpec) -> String {
+    let mut cfg = vec![("mode".to_string(), lane.config.mode.as_str().to_string())];
+    cfg.extend(link::config_diff(&lane.scenario.config, &lane.config).into_iter().filter(|(k, _)| k != "mode"));
+    let cfg: Vec<String> = cfg.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    let mut q = format!("?scenario={}&seed={}&cfg={}", lane.scenario.id, lane.seed, cfg.join(","));
+    if !lane.interventions.is_empty() {
+        q.push_str("&x=");
+        q.push_str(&link::encode_interventions(&lane.interventions));
+    }
+    q
+}
+
+pub fn body(req: &mut Request) -> String {
+    let from = from(req);
+    let spec = if from == "lab" {
+        req.spec()
+    } else {
+        RunSpec::builtin(BUILTIN, req.link.seed).map_err(|e| req.notices.push(e)).ok()
+    };
+    let Some(spec) = spec else {
+        return format!("<p class=empty>{}</p>", req.t("没有可以比较的运行。", "There is no run to compare."));
+    };
+    let [outbox, send_first, commit_first] = spec.three_lanes();
+    let mut lanes: Vec<Lane> = Vec::with_capacity(3);
+    for lane_spec in [send_first, commit_first, outbox] {
+        lanes.push(Lane::new(req, lane_spec));
+    }
+
+    let mut s = String::new();
+    let title = if req.zh() { &spec.scenario.title_zh } else { &spec.scenario.title_en };
+    let _ = write!(
+        s,
+        "<p class=lead>{} <q>{}</q>{} {}</p>",
+        req.t(
+            "同一个场景、同一个种子、同一批故障，用三种做法各跑一遍：",
+            "One scenario, one seed, the same faults, played three ways:"
+        ),
+        esc(title),
+        req.t("，种子", ", seed"),
+        spec.seed
+    );
+    if !spec.interventions.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=note>{}</p>",
+            req.t(
+                "实验台上的注入按“第几个事件之后”重放；另外两种做法的事件序列不同，注入落在的时刻也会不同。",
+                "The lab's interventions replay after the same number of events; the other modes log different events, so they land at other moments.",
+            )
+        );
+    }
+
+    // The keys to draw: the same for every lane, the interesting ones first.
+    let mut first_at: BTreeMap<&str, u64> = BTreeMap::new();
+    for lane in &lanes {
+        for (k, at) in &lane.first_at {
+            let e = first_at.entry(k.as_str()).or_insert(*at);
+            *e = (*e).min(*at);
+        }
+    }
+    let interesting = |key: &str| {
+        lanes.iter().any(|l| {
+            let faulted = l.moments.get(key).is_some_and(|m| m.iter().any(|m| m.fault || m.mark == Mark::Republish));
+            let bad = l.world().is_some_and(|w| !matches!(outcome(w, key), "ok" | "none"));
+            faulted || bad
+        })
+    };
+    let mut by_time: Vec<(&str, u64)> = first_at.iter().map(|(k, at)| (*k, *at)).collect();
+    by_time.sort_by_key(|(k, at)| (*at, *k));
+    let mut keys: Vec<(&str, u64)> = by_time.iter().filter(|(k, _)| interesting(k)).take(MAX_KEYS).copied().collect();
+    for item in &by_time {
+        if keys.len() >= MAX_KEYS {
+            break;
+        }
+        if !keys.contains(item) {
+            keys.push(*item);
+        }
+    }
+    keys.sort_by_key(|(k, at)| (*at, *k));
+    let keys: Vec<&str> = keys.into_iter().map(|(k, _)| k).collect();
+    let hidden = by_time.len() - keys.len();
+
+    // One time axis for all three lanes: from 0 to a round tick past the last moment drawn.
+    let mut last_ms = 0u64;
+    for lane in &lanes {
+        for key in &keys {
+            for m in lane.moments.get(*key).into_iter().flatten() {
+                last_ms = last_ms.max(m.at_ms);
+            }
+        }
+        for (at, _) in &lane.injections {
+            last_ms = last_ms.max(*at);
+        }
+    }
+    let ticks = nice_ticks((last_ms as f64 * 1.05).max(1_000.0));
+    let t1 = ticks.last().copied().unwrap_or(1_000.0).max(1.0);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let px = |t: u64| LEFT + t as f64 / t1 * plot_w;
+
+    let band_h = HEAD + ROW * keys.len().max(1) as f64;
+    let height = 3.0 * band_h + 2.0 * GAP + AXIS;
+    let caption = req.t("三条路，一条时间轴", "Three lanes, one time axis");
+    let _ = write!(
+        s,
+        "<figure class=\"chart lanes-chart\" data-testid=chart-lanes><figcaption>{caption}</figcaption>\
+         <svg viewBox=\"0 0 {WIDTH} {height}\" role=img aria-label=\"{caption}\" data-t1={t1}><title>{caption}</title>"
+    );
+    for (i, lane) in lanes.iter().enumerate() {
+        let y0 = i as f64 * (band_h + GAP);
+        let (verdict, ..) = lane.verdict();
+        let mode = lane.mode.as_str();
+        let _ = write!(
+            s,
+            "<g class=\"lane-band verdict-{verdict}\" data-lane={mode}><rect class=band x=0 y={y0} width={WIDTH} height={band_h}/>\
+             <text class=lane-name x=6 y={:.1}>{}</text>",
+            y0 + 14.0,
+            lane_name(req, lane.mode)
+        );
+        for (at, label) in &lane.injections {
+            let x = px(*at);
+            let _ = write!(
+                s,
+                "<line class=fault-line x1={x:.1} x2={x:.1} y1={y0} y2={:.1}><title>{} · {}</title></line>",
+                y0 + band_h,
+                esc(label),
+                duration(*at as f64)
+            );
+        }
+        for (row, key) in keys.iter().enumerate() {
+            let y = y0 + HEAD + ROW * row as f64 + ROW / 2.0;
+            let outcome = lane.world().map_or("none", |w| outcome(w, key));
+            let _ = write!(
+                s,
+                "<text class=\"key-label key-{outcome}\" x={:.1} y={:.1} text-anchor=end>{}<title>{}</title></text>",
+                LEFT - 6.0,
+                y + 4.0,
+                esc(key),
+                outcome_label(req, outcome)
+            );
+            let moments = lane.moments.get(*key).map(Vec::as_slice).unwrap_or(&[]);
+            if let (Some(a), Some(b)) = (moments.iter().map(|m| m.at_ms).min(), moments.iter().map(|m| m.at_ms).max()) {
+                let _ = write!(s, "<line class=key-span x1={:.1} x2={:.1} y1={y:.1} y2={y:.1}/>", px(a), px(b));
+            }
+            for m in moments {
+                let x = px(m.at_ms);
+                if m.fault {
+                    let _ = write!(s, "<line class=fault-line x1={x:.1} x2={x:.1} y1={y0} y2={:.1}/>", y0 + band_h);
+                }
+                let fault = if m.fault { " fault" } else { "" };
+                let _ = write!(
+                    s,
+                    "{} class=\"moment {}{fault}\" data-t={} data-x={x:.1}><title>{} · {} · {}</title></{}>",
+                    m.mark.shape(x, y),
+                    m.mark.class(),
+                    m.at_ms,
+                    esc(key),
+                    m.mark.label(req, lane.mode),
+                    duration(m.at_ms as f64),
+                    match m.mark {
+                        Mark::Commit => "rect",
+                        Mark::Effect => "circle",
+                        _ => "path",
+                    }
+                );
+            }
+        }
+        s.push_str("</g>");
+    }
+    let axis_y = 3.0 * band_h + 2.0 * GAP + 4.0;
+    let _ = write!(
+        s,
+        "<g class=time-axis><line class=axis x1={LEFT} x2={:.1} y1={axis_y:.1} y2={axis_y:.1}/>",
+        WIDTH - RIGHT
+    );
+    for t in &ticks {
+        let x = px(*t as u64);
+        let _ = write!(
+            s,
+            "<line class=grid x1={x:.1} x2={x:.1} y1=0 y2={axis_y:.1}/><text class=tick x={x:.1} y={:.1} text-anchor=middle>{}</text>",
+            axis_y + 14.0,
+            duration(*t)
+        );
+    }
+    let _ = write!(
+        s,
+        "<text class=axis-label x={:.1} y={:.1} text-anchor=middle>{}</text></g></svg>",
+        LEFT + plot_w / 2.0,
+        height - 2.0,
+        req.t("模拟时间", "simulated time")
+    );
+    // The legend: the shapes, drawn as in the chart.
+    s.push_str("<ul class=legend>");
+    for mark in [Mark::Commit, Mark::Rollback, Mark::Crash, Mark::Send, Mark::Republish, Mark::Effect] {
+        let tag = match mark {
+            Mark::Commit => "rect",
+            Mark::Effect => "circle",
+            _ => "path",
+        };
+        let fault = if mark == Mark::Crash { " fault" } else { "" };
+        let label = match mark {
+            Mark::Send => req.t("消息发出（直接发或投递器发布）", "message sent (directly or by the relay)"),
+            _ => mark.label(req, Mode::Outbox),
+        };
+        let _ = write!(
+            s,
+            "<li><svg class=glyph viewBox=\"-7 -7 14 14\" width=14 height=14 aria-hidden=true>{} class=\"moment {}{fault}\"></{tag}></svg>{label}</li>",
+            mark.shape(0.0, 0.0),
+            mark.class()
+        );
+    }
+    let _ =
+        write!(s, "<li><span class=\"swatch fault-line\"></span>{}</li></ul>", req.t("注入的故障", "injected fault"));
+    if hidden > 0 {
+        let _ = write!(
+            s,
+            "<p class=more>{} {hidden} {}</p>",
+            req.t("另有", "+"),
+            req.t(
+                "个订单未画出（先画有故障或出错的）。",
+                "more order keys not drawn (the faulted and broken ones come first)."
+            )
+        );
+    }
+    s.push_str("</figure>");
+
+    // The lanes as cards: how each works, its verdict from the core, what became of each key.
+    s.push_str("<div class=lanes>");
+    for lane in &lanes {
+        let (verdict, ghost, lost, violations) = lane.verdict();
+        let mode = lane.mode.as_str();
+        let _ = write!(
+            s,
+            "<section class=\"lane verdict-{verdict}\" data-testid=lane-{mode}><h3>{}</h3><p class=lane-how>{}</p>\
+             <p class=verdict data-testid=verdict data-verdict={verdict}>{}</p>\
+             <p class=lane-counts>{} {ghost} · {} {lost} · {} {violations}</p>",
+            lane_name(req, lane.mode),
+            lane_how(req, lane.mode),
+            verdict_label(req, verdict),
+            req.t("幽灵出餐", "ghost effects"),
+            req.t("丢单", "lost orders"),
+            req.t("检查器违规", "checker violations"),
+        );
+        if let Some(sim) = &lane.sim {
+            if sim.phase() != crate::sim::simulation::Phase::Settled {
+                let _ = write!(
+                    s,
+                    "<p class=note>{}</p>",
+                    req.t(
+                        "这次运行在收尾前被截断（时间或事件上限）。",
+                        "This run stopped before it settled (a time or event limit)."
+                    )
+                );
+            }
+        }
+        if let Some(world) = lane.world() {
+            s.push_str("<ul class=lane-keys>");
+            for key in &keys {
+                let outcome = outcome(world, key);
+                let moments = lane.moments.get(*key).map(Vec::as_slice).unwrap_or(&[]);
+                let steps: Vec<String> = moments
+                    .iter()
+                    .map(|m| {
+                        let fault = if m.fault { "⚡" } else { "" };
+                        format!("{fault}{} {}", m.mark.label(req, lane.mode), duration(m.at_ms as f64))
+                    })
+                    .collect();
+                let _ = write!(
+                    s,
+                    "<li class=key-{outcome}><b>{}</b> {} → <span class=key-outcome>{}</span></li>",
+                    esc(key),
+                    esc(&steps.join(" · ")),
+                    outcome_label(req, outcome)
+                );
+            }
+            s.push_str("</ul>");
+        }
+        let _ = write!(
+            s,
+            "<button data-go=\"{}\" data-testid=go-{mode}>{}</button></section>",
+            esc(&go_link(&lane.spec)),
+            req.t("在舞台上打开这条路", "Open this lane on the stage")
+        );
+    }
+    s.push_str("</div>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::answer;
+    use std::collections::BTreeMap;
+
+    fn body(text: &str) -> String {
+        answer(text).split('\u{1}').nth(2).unwrap_or_default().to_string()
+    }
+
+    /// The section of one lane's card.
+    fn card<'a>(body: &'a str, mode: &str) -> &'a str {
+        let start = body.find(&format!("data-testid=lane-{mode}>")).unwrap_or_else(|| panic!("no lane {mode}"));
+        let rest = &body[start..];
+        &rest[..rest.find("</section>").unwrap_or(rest.len())]
+    }
+
+    fn verdict(card: &str) -> &str {
+        let at = card.find("data-verdict=").expect("a verdict") + "data-verdict=".len();
+        card[at..].split('>').next().unwrap_or_default()
+    }
+
+    #[test]
+    fn one_fault_gives_a_ghost_a_lost_order_and_a_correct_lane() {
+        let b = body("insight=lanes\n?seed=1&lang=en");
+        assert_eq!(verdict(card(&b, "send_then_commit")), "ghost");
+        assert_eq!(verdict(card(&b, "commit_then_send")), "lost");
+        assert_eq!(verdict(card(&b, "outbox")), "correct");
+        // The crashing order is where the lanes part: a ghost on one side, lost on the other.
+        assert!(card(&b, "send_then_commit").contains("<li class=key-ghost><b>B002</b>"), "{b}");
+        assert!(card(&b, "commit_then_send").contains("<li class=key-lost><b>B002</b>"));
+        assert!(card(&b, "outbox").contains("<li class=key-ok><b>B002</b>"));
+        // The fault is marked in every lane, and each lane opens on the stage in its mode.
+        assert_eq!(b.matches("class=\"moment m-crash fault\" data-t").count(), 3);
+        assert!(
+            card(&b, "outbox").contains("data-go=\"?scenario=one-fault-three-ways&amp;seed=1&amp;cfg=mode:outbox\"")
+        );
+        assert!(card(&b, "commit_then_send").contains("cfg=mode:commit_then_send\""));
+        assert!(b.matches("data-testid=verdict ").count() == 3);
+    }
+
+    #[test]
+    fn the_lanes_share_one_time_axis() {
+        let b = body("insight=lanes\n?seed=3&lang=en");
+        assert_eq!(b.matches("<svg viewBox").count(), 1, "one chart for the three lanes");
+        assert_eq!(b.matches("class=time-axis").count(), 1);
+        for mode in ["send_then_commit", "commit_then_send", "outbox"] {
+            assert!(b.contains(&format!("data-lane={mode}>")));
+        }
+        // A time maps to one x whichever lane it is in, and every moment is on the axis.
+        let t1: f64 =
+            b.split("data-t1=").nth(1).and_then(|r| r.split('>').next()).and_then(|v| v.parse().ok()).unwrap();
+        let mut x_of: BTreeMap<u64, String> = BTreeMap::new();
+        let mut shared = 0;
+        for part in b.split("data-t=").skip(1) {
+            let t: u64 = part.split(' ').next().and_then(|v| v.parse().ok()).unwrap();
+            let x = part.split("data-x=").nth(1).and_then(|r| r.split('>').next()).unwrap().to_string();
+            assert!(t as f64 <= t1);
+            if let Some(prev) = x_of.insert(t, x.clone()) {
+                assert_eq!(prev, x, "t={t}");
+                shared += 1;
+            }
+        }
+        assert!(shared >= 3, "moments at one time in several lanes: {shared}");
+    }
+
+    #[test]
+    fn the_labs_run_can_be_compared_and_bad_params_give_notices() {
+        let a = answer("insight=lanes&from=lab\n?scenario=commit-then-send&seed=2&lang=zh");
+        assert!(a.contains("先提交，再发消息") && a.contains("本地消息表"));
+        let b = a.split('\u{1}').nth(2).unwrap_or_default();
+        assert_eq!(verdict(card(b, "outbox")), "correct");
+        assert!(
+            card(b, "commit_then_send").contains("scenario=commit-then-send&amp;seed=2&amp;cfg=mode:commit_then_send")
+        );
+        let bad = answer("insight=lanes&from=nope\n?lang=en");
+        assert_eq!(bad.matches("from=&quot;nope&quot;").count(), 1, "{bad}");
+        assert!(bad.contains("data-verdict=ghost"));
+        assert!(answer("insight=lanes\n?lang=en").contains("Send, then commit"));
+    }
+
+    #[test]
+    fn the_same_request_gives_the_same_answer() {
+        let q = "insight=lanes&from=lab\n?scenario=one-fault-three-ways&seed=9&lang=en";
+        assert_eq!(answer(q), answer(q));
+    }
 }

@@ -87,6 +87,14 @@ impl OrderDb {
         Some(SentMessage { msg_id, sent_at_ms })
     }
 
+    /// The producer's send log, by biz_key: what the service published directly (wrong-turn
+    /// modes) or the reconciler re-published for a key with no message row.
+    pub fn sent_log(&self) -> impl Iterator<Item = (&String, SentMessage)> + '_ {
+        self.sent_msg_id
+            .iter()
+            .map(|(k, &msg_id)| (k, SentMessage { msg_id, sent_at_ms: self.sent_at_ms.get(k).copied().unwrap_or(0) }))
+    }
+
     /// How many messages were published directly.
     pub fn sent_directly_count(&self) -> usize {
         self.sent_msg_id.len()

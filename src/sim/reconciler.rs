@@ -4,10 +4,12 @@
 //! status backwards: a DEAD row stays DEAD even once its effect is applied.
 
 use super::broker;
+use super::config::Config;
 use super::event::{EventKind, GapKind};
 use super::order_service::payload_json;
 use super::outbox_table::Status;
 use super::simulation::{Action, Ctx};
+use super::world::World;
 
 /// At most this many gaps are reported (and compensated) per run; the rest wait for the next.
 pub const MAX_GAPS_PER_RUN: usize = 2_000;
@@ -50,11 +52,20 @@ pub fn run(ctx: &mut Ctx<'_>) {
     ctx.emit(EventKind::ReconcileFinished { found, compensated });
 }
 
+/// The gaps a run would report at `now_ms` (kind and biz_key, in its order), without
+/// emitting or compensating anything: what a view shows before anyone presses the button.
+pub fn gaps(world: &World, config: &Config, now_ms: u64) -> Vec<(GapKind, String)> {
+    find_gaps_in(world, config, now_ms).into_iter().map(|g| (g.kind, g.biz_key)).collect()
+}
+
 fn find_gaps(ctx: &Ctx<'_>) -> Vec<Gap> {
-    let now = ctx.now_ms;
-    let grace = ctx.config.reconcile_grace_ms;
-    let db = &ctx.world.order_db;
-    let effects = &ctx.world.consumer.effects;
+    find_gaps_in(ctx.world, ctx.config, ctx.now_ms)
+}
+
+fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
+    let grace = config.reconcile_grace_ms;
+    let db = &world.order_db;
+    let effects = &world.consumer.effects;
     let settled = |at_ms: u64| at_ms.saturating_add(grace) <= now;
     let mut next_msg_id = db.next_msg_id;
     let mut gaps = Vec::new();
