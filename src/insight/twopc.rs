@@ -21,7 +21,7 @@
 //! story clock for both pictures (`BEATS`), so the failure strikes both at the same moment.
 
 use super::chart::{Chart, Unit};
-use super::{duration, esc, select, slider, Request};
+use super::{duration, esc, select, slider, toggle, Request};
 use crate::sim::config::{Config, Mode};
 use crate::sim::event::{Event, EventKind};
 use crate::sim::order_service::OrderRequest;
@@ -85,12 +85,7 @@ pub fn controls(req: &mut Request) -> String {
     let mut s = String::new();
     s.push_str(&slider("p", req.t("单个节点可用率 p", "availability per node p"), v.p, 0.9, 0.9999, 0.0001));
     s.push_str(&slider("n", req.t("参与者个数 n", "participants n"), v.n as f64, 2.0, 50.0, 1.0));
-    let _ = write!(
-        s,
-        "<label class=toggle><input type=checkbox data-p=crash data-testid=p-crash{}> {}</label>",
-        if v.crash { " checked" } else { "" },
-        req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare")
-    );
+    s.push_str(&toggle("crash", req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
     let rounds = v.rounds.to_string();
     let options: Vec<(&str, &str)> = ROUNDS.iter().map(|r| (*r, *r)).collect();
     s.push_str(&select("rounds", req.t("每个点模拟的轮数", "simulated rounds per point"), &rounds, &options));
