@@ -1,11 +1,1344 @@
-//! Placeholder until the view lands.
+//! Contention and scale: what happens when the outbox grows up. Four parts, picked by `part`:
+//!
+//! - `runners`: two or more relays ("runners") scan the same table. Without a lock they all
+//!   publish the same rows (a big duplicate counter); FOR UPDATE makes them wait in line;
+//!   SKIP LOCKED splits the rows; CAS lets the losers see 0 rows affected. Each runner is a
+//!   lane of its scans and publishes, and a table compares the four lock modes on one seed.
+//! - `shards`: the table split into shards, one hot customer hashing to shard 0. One rack
+//!   per shard shows its peak backlog; the hot rack bounds the whole system.
+//! - `fullscan`: the per-minute scan without the index on a big table: rows examined per
+//!   scan climb to the table size and order writes queue behind the scans (index off vs on).
+//! - `archive`: the archive job moves DONE rows off the hot table into history.
+//!
+//! Every run uses the link's seed, so what is drawn replays exactly; each part offers a
+//! `data-go` button that opens its run on the lab's stage.
 
-use super::Request;
+use super::chart::{self, Chart, Unit};
+use super::{duration, esc, select, slider, trim, Request};
+use crate::link::Vocab;
+use crate::sim::event::EventKind;
+use crate::sim::scenario::RunSpec;
+use crate::sim::Simulation;
+use std::collections::BTreeMap;
+use std::fmt::Write;
 
-pub fn controls(_req: &mut Request) -> String {
-    String::new()
+/// The parts, in tab order: (id, 中文, English).
+pub const PARTS: [(&str, &str, &str); 4] = [
+    ("runners", "多个跑堂抢票", "Runners racing"),
+    ("shards", "分片与热点", "Shards & a hot key"),
+    ("fullscan", "全表扫描事故", "Full-scan incident"),
+    ("archive", "归档", "Archiving"),
+];
+
+/// The lock modes: (config value, 中文, English).
+pub const LOCKS: [(&str, &str, &str); 4] = [
+    ("none", "不加锁", "No lock"),
+    ("for_update", "FOR UPDATE", "FOR UPDATE"),
+    ("skip_locked", "SKIP LOCKED", "SKIP LOCKED"),
+    ("cas", "CAS 乐观锁", "CAS (optimistic)"),
+];
+
+const RUNNERS_SCENARIO: &str = "two-relays-no-lock";
+/// Added to the two-relays scenario so that the runners make several trips: 16 more orders,
+/// and at most 3 tickets per trip (so SKIP LOCKED has something to split).
+const RUNNERS_EXTRA: [(&str, &str); 3] = [("batch_size", "3"), ("orders", "16"), ("order_interval_ms", "4000")];
+const SHARDS_SCENARIO: &str = "sharded-hot-key";
+const FULLSCAN_SCENARIO: &str = "full-scan-incident";
+const ARCHIVE_SCENARIO: &str = "archive";
+/// The archive scenario's own `archive_after_ms` (two minutes).
+const ARCHIVE_AFTER_MS: u64 = 120_000;
+
+pub const MAX_RELAYS: u64 = 8;
+pub const MAX_SHARDS: u64 = 16;
+/// Preloaded rows at most. Filling the table is the cost of a full-scan request (about 3.5 µs
+/// a row natively, growing with the table: two runs of 50,000 rows take ~170 ms, of 200,000
+/// ~1 s), and the part plays two runs (index off and on).
+pub const MAX_ROWS: u64 = 50_000;
+/// At most this many marks are drawn across the runner lanes (the first ones, in order).
+pub const MAX_LANE_MARKS: usize = 180;
+
+/// The view's parameters, all read (so every bad one becomes a notice), whichever part shows.
+struct Params {
+    part: &'static str,
+    relays: u64,
+    lock: &'static str,
+    shards: u64,
+    hot: f64,
+    index: bool,
+    rows: u64,
+    archive: bool,
+    aidx: bool,
 }
 
-pub fn body(_req: &mut Request) -> String {
-    String::new()
+impl Params {
+    fn read(req: &mut Request) -> Params {
+        let part = req.choice("part", &PARTS.map(|p| p.0), PARTS[0].0);
+        let relays = req.whole("relays", 2, 2, MAX_RELAYS);
+        let lock = req.choice("lock", &LOCKS.map(|l| l.0), "none");
+        let shards = req.whole("shards", 4, 1, MAX_SHARDS);
+        // Whole percent, so the share link stays short and readable.
+        let hot = (req.number("hot", 0.6, 0.0, 1.0) * 100.0).round() / 100.0;
+        let index = req.flag("index", false);
+        let rows = req.whole("rows", 30_000, 0, MAX_ROWS);
+        let archive = req.flag("archive", true);
+        let aidx = req.flag("aidx", false);
+        Params { part, relays, lock, shards, hot, index, rows, archive, aidx }
+    }
+}
+
+pub fn controls(req: &mut Request) -> String {
+    // The body reads the same parameters: their notices are given once, there.
+    let before = req.notices.len();
+    let p = Params::read(req);
+    req.notices.truncate(before);
+    let mut s = format!("<div class=part-tabs role=group aria-label=\"{}\">", req.t("并发与规模的四个部分", "Parts"));
+    for (id, zh, en) in PARTS {
+        let _ = write!(
+            s,
+            "<button data-p=part data-v={id} aria-pressed={} data-testid=part-{id}>{}</button>",
+            id == p.part,
+            req.t(zh, en)
+        );
+    }
+    s.push_str("</div>");
+    match p.part {
+        "runners" => {
+            s.push_str(&slider(
+                "relays",
+                req.t("跑堂（投递实例）数", "Runners (relays)"),
+                p.relays as f64,
+                2.0,
+                8.0,
+                1.0,
+            ));
+            let options: Vec<(&str, &str)> = LOCKS.iter().map(|(v, zh, en)| (*v, req.t(zh, en))).collect();
+            s.push_str(&select("lock", req.t("锁", "Lock"), p.lock, &options));
+        }
+        "shards" => {
+            s.push_str(&slider("shards", req.t("分片数", "Shards"), p.shards as f64, 1.0, MAX_SHARDS as f64, 1.0));
+            s.push_str(&slider("hot", req.t("热点客户占比", "Hot-key share"), p.hot, 0.0, 1.0, 0.05));
+        }
+        "fullscan" => {
+            s.push_str(&checkbox("index", req.t("扫描走索引 (status, next_retry_at)", "Scan uses the index"), p.index));
+            s.push_str(&slider(
+                "rows",
+                req.t("表里已有的旧行数", "Old rows already in the table"),
+                p.rows as f64,
+                0.0,
+                MAX_ROWS as f64,
+                5_000.0,
+            ));
+        }
+        _ => {
+            s.push_str(&checkbox(
+                "archive",
+                req.t("归档完成超过 2 分钟的行", "Archive rows DONE for 2 min"),
+                p.archive,
+            ));
+            s.push_str(&checkbox("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
+        }
+    }
+    s
+}
+
+pub fn body(req: &mut Request) -> String {
+    let p = Params::read(req);
+    match p.part {
+        "runners" => runners(req, &p),
+        "shards" => shards(req, &p),
+        "fullscan" => fullscan(req, &p),
+        _ => archive(req, &p),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared pieces
+
+/// A labelled checkbox bound to parameter `name` (the page sends 1 or 0).
+fn checkbox(name: &str, label: &str, on: bool) -> String {
+    let checked = if on { " checked" } else { "" };
+    format!("<label class=check><input type=checkbox data-p={name} data-testid=p-{name}{checked}> {label}</label>")
+}
+
+/// A built-in scenario with the link's seed and `cfg` applied (a failure becomes a notice).
+fn spec_for(req: &mut Request, scenario: &str, cfg: &[(&str, String)]) -> Option<RunSpec> {
+    let mut spec = RunSpec::builtin(scenario, req.link.seed).map_err(|e| req.notices.push(e)).ok()?;
+    for (k, v) in cfg {
+        if let Err(e) = spec.config.set(k, v) {
+            req.notices.push(e.to_string());
+        }
+    }
+    Some(spec)
+}
+
+fn run(req: &mut Request, scenario: &str, cfg: &[(&str, String)]) -> Option<Simulation> {
+    let spec = spec_for(req, scenario, cfg)?;
+    super::play(&spec, &mut req.notices)
+}
+
+/// The button that opens this run on the lab's stage.
+fn go(req: &Request, scenario: &str, cfg: &[(&str, String)], testid: &str) -> String {
+    let cfg: Vec<String> = cfg.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    format!(
+        "<p class=go-row><button class=go data-go=\"?scenario={scenario}&amp;seed={}&amp;lang={}&amp;view={}&amp;cfg={}\" data-testid=go-{testid}>{}</button></p>",
+        req.link.seed,
+        req.lang.code(),
+        req.link.vocab.code(),
+        esc(&cfg.join(",")),
+        req.t("在舞台上打开这次运行 ▶", "Open this run on the stage ▶")
+    )
+}
+
+/// A figure: a big number and what it counts.
+fn tile(value: &str, label: &str, testid: &str, raw: u64) -> String {
+    format!(
+        "<div class=tile data-testid={testid} data-value={raw}><span class=tile-value>{value}</span><span class=tile-label>{label}</span></div>"
+    )
+}
+
+/// How many times `a` is `b`: "1.5×", "137×", "∞" (b = 0).
+fn times(a: f64, b: f64) -> String {
+    if b <= 0.0 {
+        return "∞".to_string();
+    }
+    let r = a / b;
+    if r >= 10.0 {
+        format!("{}×", int(r.round() as u64))
+    } else {
+        format!("{}×", trim(r))
+    }
+}
+
+/// 1234567 → "1,234,567".
+fn int(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Words for the two vocabularies: the restaurant or the technical names.
+fn word<'a>(req: &Request, zh_metaphor: &'a str, zh_tech: &'a str, en_metaphor: &'a str, en_tech: &'a str) -> &'a str {
+    match req.link.vocab {
+        Vocab::Metaphor => req.t(zh_metaphor, en_metaphor),
+        Vocab::Tech => req.t(zh_tech, en_tech),
+    }
+}
+
+/// (time, rows examined) of every scan.
+fn scan_points(sim: &Simulation) -> Vec<(f64, f64)> {
+    sim.events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RelayScanned { rows_examined, .. } => Some((e.at_ms as f64, *rows_examined as f64)),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Runners: relays racing for the same rows
+
+/// What one lock mode did on the runners' run.
+struct RaceStats {
+    duplicates: u64,
+    lock_waits: u64,
+    cas_conflicts: u64,
+    publishes: u64,
+    /// Distinct messages published.
+    unique: u64,
+    /// When the last message was published for the first time.
+    last_out_ms: u64,
+    /// Distinct messages per scan round that published anything.
+    per_round: f64,
+}
+
+fn race_stats(sim: &Simulation) -> RaceStats {
+    let c = sim.counters();
+    let interval = sim.config().scan_interval_ms.max(1);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut rounds = std::collections::BTreeSet::new();
+    let mut last_out_ms = 0;
+    for e in sim.events() {
+        if let EventKind::MessagePublished { msg_id, .. } = &e.kind {
+            rounds.insert(e.at_ms / interval);
+            if seen.insert(*msg_id) {
+                last_out_ms = e.at_ms;
+            }
+        }
+    }
+    let unique = seen.len() as u64;
+    RaceStats {
+        duplicates: c.duplicate_publishes,
+        lock_waits: c.lock_waits,
+        cas_conflicts: c.cas_conflicts,
+        publishes: c.publishes,
+        unique,
+        last_out_ms,
+        per_round: if rounds.is_empty() { 0.0 } else { unique as f64 / rounds.len() as f64 },
+    }
+}
+
+fn runners_cfg(relays: u64, lock: &str) -> Vec<(&'static str, String)> {
+    let mut cfg = vec![("relays", relays.to_string()), ("lock", lock.to_string())];
+    cfg.extend(RUNNERS_EXTRA.iter().map(|(k, v)| (*k, v.to_string())));
+    cfg
+}
+
+fn lock_label(req: &Request, lock: &str) -> String {
+    LOCKS.iter().find(|l| l.0 == lock).map(|l| req.t(l.1, l.2).to_string()).unwrap_or_default()
+}
+
+fn runners(req: &mut Request, p: &Params) -> String {
+    let mut table = Vec::new();
+    let mut current = None;
+    for (mode, _, _) in LOCKS {
+        let Some(sim) = run(req, RUNNERS_SCENARIO, &runners_cfg(p.relays, mode)) else { continue };
+        table.push((mode, race_stats(&sim)));
+        if mode == p.lock {
+            current = Some(sim);
+        }
+    }
+    let Some(sim) = current else {
+        return format!(
+            "<section class=scale-part data-testid=scale-runners><p>{}</p></section>",
+            req.t("无法运行。", "Could not run.")
+        );
+    };
+    let stats = race_stats(&sim);
+    let runner = word(req, "跑堂", "投递实例", "Runner", "Relay");
+    let mut s = String::from("<section class=scale-part data-testid=scale-runners>");
+    let _ = write!(
+        s,
+        "<p class=readout>{}</p>",
+        if req.zh() {
+            format!(
+                "{} 个{runner}同时巡视同一张{}，锁：<b>{}</b>（种子 {}）",
+                p.relays,
+                word(req, "票夹", "消息表", "", ""),
+                lock_label(req, p.lock),
+                req.link.seed
+            )
+        } else {
+            format!(
+                "{} {}s scan the same {} at once; lock: <b>{}</b> (seed {})",
+                p.relays,
+                runner.to_lowercase(),
+                word(req, "", "", "ticket rack", "outbox table"),
+                lock_label(req, p.lock),
+                req.link.seed
+            )
+        }
+    );
+    let bad = if stats.duplicates > 0 { "bad" } else { "ok" };
+    let _ = write!(
+        s,
+        "<div class=\"dup-counter {bad}\" data-testid=dup-counter data-value={d} role=status><span class=dup-value>{d}</span><span class=dup-label>{}</span></div>",
+        req.t("重复发布（同一条消息被发了不止一次）", "duplicate publishes (a message sent more than once)"),
+        d = stats.duplicates
+    );
+    s.push_str("<div class=tiles>");
+    s.push_str(&tile(&int(stats.lock_waits), req.t("锁等待", "lock waits"), "lock-waits", stats.lock_waits));
+    s.push_str(&tile(
+        &int(stats.cas_conflicts),
+        req.t("CAS 冲突（影响 0 行）", "CAS conflicts (0 rows)"),
+        "cas-conflicts",
+        stats.cas_conflicts,
+    ));
+    let publishes_label = if req.zh() {
+        format!("发布次数（{} 条不同的消息）", stats.unique)
+    } else {
+        format!("publishes ({} distinct messages)", stats.unique)
+    };
+    s.push_str(&tile(&int(stats.publishes), &publishes_label, "publishes", stats.publishes));
+    s.push_str(&tile(
+        &trim(stats.per_round),
+        req.t("吞吐：每轮扫描发出的不同消息", "throughput: distinct messages per scan round"),
+        "throughput",
+        stats.per_round.round() as u64,
+    ));
+    s.push_str(&tile(
+        &duration(stats.last_out_ms as f64),
+        req.t("最后一条首次发出于", "last message out at"),
+        "drained",
+        stats.last_out_ms,
+    ));
+    s.push_str("</div>");
+    s.push_str(&lanes_svg(req, &sim, p.relays as u32));
+    s.push_str(&lock_table(req, p, &table));
+    let _ = write!(s, "<p class=note>{}</p>", lesson(req, p.lock));
+    s.push_str(&go(req, RUNNERS_SCENARIO, &runners_cfg(p.relays, p.lock), "runners"));
+    s.push_str("</section>");
+    s
+}
+
+fn lesson(req: &Request, lock: &str) -> &'static str {
+    match lock {
+        "none" => req.t(
+            "不加锁：每个实例都读到同一批待发送的行，各自发一遍。消费端的幂等挡住了重复扣款，但 MQ 和下游白白多干了活。",
+            "No lock: every instance reads the same pending rows and sends each one. The consumer's dedup stops double charges, but the broker and downstream do the work several times.",
+        ),
+        "for_update" => req.t(
+            "FOR UPDATE：第一个实例锁住这批行，其余实例排队等它的事务结束，再取下一批。不重复，但实例们一个接一个地干活；发送一慢，后面的人就干等。",
+            "FOR UPDATE: the first instance locks its rows; the others wait for its transaction to end, then take the next ones. No duplicates, but the instances work one after another; when a publish is slow, the rest just wait.",
+        ),
+        "skip_locked" => req.t(
+            "SKIP LOCKED：被别人锁住的行直接跳过，每个实例各取不同的行。不重复，实例越多每轮发得越多。",
+            "SKIP LOCKED: rows another instance holds are skipped, so each takes different rows. No duplicates, and more instances send more per round.",
+        ),
+        _ => req.t(
+            "CAS 乐观锁：UPDATE … WHERE status='PENDING' 抢行，抢输的一方影响 0 行、放弃这条。不重复，代价是冲突次数。",
+            "CAS: UPDATE … WHERE status='PENDING' claims a row; the loser sees 0 rows affected and skips it. No duplicates; the price is the conflicts.",
+        ),
+    }
+}
+
+fn lock_table(req: &Request, p: &Params, table: &[(&str, RaceStats)]) -> String {
+    let mut s = format!(
+        "<table class=compare data-testid=lock-compare><caption>{}</caption><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+        if req.zh() {
+            format!("同一种子、{} 个实例，四种锁对比（点锁名切换）", p.relays)
+        } else {
+            format!("Four locks, same seed, {} instances (click a name to switch)", p.relays)
+        },
+        req.t("锁", "Lock"),
+        req.t("重复发布", "Duplicates"),
+        req.t("锁等待", "Lock waits"),
+        req.t("CAS 冲突", "CAS conflicts"),
+        req.t("每轮发出", "Per round"),
+        req.t("全部发出于", "All out by"),
+    );
+    for (mode, st) in table {
+        let current = *mode == p.lock;
+        let _ = write!(
+            s,
+            "<tr data-lock={mode}{}><th><button data-p=lock data-v={mode} aria-pressed={current}>{}</button></th><td class={}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if current { " class=current aria-current=true" } else { "" },
+            lock_label(req, mode),
+            if st.duplicates > 0 { "bad" } else { "ok" },
+            int(st.duplicates),
+            int(st.lock_waits),
+            int(st.cas_conflicts),
+            trim(st.per_round),
+            duration(st.last_out_ms as f64),
+        );
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+enum MarkKind {
+    Scan { rows: u64, picked: usize, locked: bool },
+    Publish { first_by: Option<u32> },
+    Wait { holder: u32 },
+    Conflict,
+}
+
+struct Mark {
+    at_ms: u64,
+    relay: u32,
+    key: String,
+    kind: MarkKind,
+}
+
+/// Each runner as a lane: its scans, publishes (duplicates in red), lock waits and CAS
+/// conflicts, one column per event in time order (events at the same moment side by side),
+/// a line at each scan round.
+fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> String {
+    let mut keys: BTreeMap<u64, String> = BTreeMap::new();
+    let mut first_by: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut marks = Vec::new();
+    let mut total = 0usize;
+    for e in sim.events() {
+        let (relay, key, kind) = match &e.kind {
+            EventKind::MessageInserted { msg_id, biz_key, .. } => {
+                keys.insert(*msg_id, biz_key.clone());
+                continue;
+            }
+            EventKind::RelayScanned { relay_id, rows_examined, picked, locked, .. }
+                if *rows_examined > 0 || !picked.is_empty() =>
+            {
+                (
+                    *relay_id,
+                    String::new(),
+                    MarkKind::Scan { rows: *rows_examined, picked: picked.len(), locked: *locked },
+                )
+            }
+            EventKind::MessagePublished { relay_id, msg_id, biz_key, .. } => {
+                let first = first_by.get(msg_id).copied();
+                if first.is_none() {
+                    first_by.insert(*msg_id, *relay_id);
+                }
+                (*relay_id, biz_key.clone(), MarkKind::Publish { first_by: first })
+            }
+            EventKind::RelayLockWaited { relay_id, holder } => {
+                (*relay_id, String::new(), MarkKind::Wait { holder: *holder })
+            }
+            EventKind::CasConflict { relay_id, msg_id } => {
+                (*relay_id, keys.get(msg_id).cloned().unwrap_or_else(|| format!("#{msg_id}")), MarkKind::Conflict)
+            }
+            _ => continue,
+        };
+        total += 1;
+        if marks.len() < MAX_LANE_MARKS && relay < lanes {
+            marks.push(Mark { at_ms: e.at_ms, relay, key, kind });
+        }
+    }
+    const W: f64 = 560.0;
+    const LEFT: f64 = 72.0;
+    const RIGHT: f64 = 8.0;
+    const TOP: f64 = 22.0;
+    const LANE: f64 = 28.0;
+    let height = TOP + lanes as f64 * LANE + 4.0;
+    let cols = marks.len().max(36) as f64;
+    let col = (W - LEFT - RIGHT) / cols;
+    let runner = word(req, "跑堂", "实例", "Runner", "Relay");
+    let title = req.t("每个跑堂（投递实例）的一条泳道：扫描与发布", "One lane per runner (relay): scans and publishes");
+    let mut s = format!(
+        "<figure class=\"chart runner-lanes\" data-testid=runner-lanes><figcaption>{title}</figcaption>\
+         <svg viewBox=\"0 0 {W} {height}\" role=img aria-label=\"{title}\"><title>{title}</title>"
+    );
+    for lane in 0..lanes {
+        let y = TOP + lane as f64 * LANE;
+        let _ = write!(
+            s,
+            "<rect class=\"lane-bg{}\" x={LEFT} y={y:.1} width={:.1} height={LANE}/><text class=lane-label x={} y={:.1} text-anchor=end>{runner} {lane}</text>",
+            if lane % 2 == 1 { " odd" } else { "" },
+            W - LEFT - RIGHT,
+            LEFT - 6.0,
+            y + LANE / 2.0 + 4.0
+        );
+    }
+    let mut prev_at: Option<u64> = None;
+    let mut last_label = f64::MIN;
+    let r = (col * 0.42).clamp(1.5, 6.0);
+    for (i, m) in marks.iter().enumerate() {
+        let x0 = LEFT + i as f64 * col;
+        if prev_at.is_none_or(|p| m.at_ms > p + 1_000) {
+            let _ = write!(s, "<line class=round x1={x0:.1} x2={x0:.1} y1={} y2={height}/>", TOP - 4.0);
+            if x0 - last_label > 48.0 {
+                let _ =
+                    write!(s, "<text class=tick x={:.1} y={}>{}</text>", x0 + 2.0, TOP - 8.0, duration(m.at_ms as f64));
+                last_label = x0;
+            }
+        }
+        prev_at = Some(m.at_ms);
+        let cx = x0 + col / 2.0;
+        let cy = TOP + m.relay as f64 * LANE + LANE / 2.0;
+        let when = duration(m.at_ms as f64);
+        let who = format!("{runner} {}", m.relay);
+        match m.kind {
+            MarkKind::Scan { rows, picked, locked } => {
+                let class = if picked == 0 { "mark scan idle" } else { "mark scan" };
+                let text = if req.zh() {
+                    format!(
+                        "{who} · {when} · 扫描：看了 {rows} 行，取走 {picked} 行{}",
+                        if locked { "（加锁）" } else { "" }
+                    )
+                } else {
+                    format!(
+                        "{who} · {when} · scan: {rows} rows examined, {picked} taken{}",
+                        if locked { " (locked)" } else { "" }
+                    )
+                };
+                let w = (col * 0.7).max(1.5);
+                let _ = write!(
+                    s,
+                    "<rect class=\"{class}\" x={:.1} y={:.1} width={w:.1} height={:.1}><title>{}</title></rect>",
+                    cx - w / 2.0,
+                    cy - LANE * 0.36,
+                    LANE * 0.72,
+                    esc(&text)
+                );
+            }
+            MarkKind::Publish { first_by } => {
+                let (class, text) = match first_by {
+                    Some(f) => (
+                        "mark pub dup",
+                        if req.zh() {
+                            format!("{who} · {when} · 重复发布 {}（{runner} {f} 已发过）", m.key)
+                        } else {
+                            format!("{who} · {when} · duplicate publish of {} ({runner} {f} sent it already)", m.key)
+                        },
+                    ),
+                    None => (
+                        "mark pub",
+                        if req.zh() {
+                            format!("{who} · {when} · 发布 {}", m.key)
+                        } else {
+                            format!("{who} · {when} · published {}", m.key)
+                        },
+                    ),
+                };
+                let _ = write!(
+                    s,
+                    "<circle class=\"{class}\" cx={cx:.1} cy={cy:.1} r={r:.1}><title>{}</title></circle>",
+                    esc(&text)
+                );
+            }
+            MarkKind::Wait { holder } => {
+                let text = if req.zh() {
+                    format!("{who} · {when} · 等锁（{runner} {holder} 持有）")
+                } else {
+                    format!("{who} · {when} · waits for the lock ({runner} {holder} holds it)")
+                };
+                let _ = write!(
+                    s,
+                    "<rect class=\"mark wait\" x={:.1} y={:.1} width={:.1} height={:.1}><title>{}</title></rect>",
+                    cx - r,
+                    cy - r,
+                    2.0 * r,
+                    2.0 * r,
+                    esc(&text)
+                );
+            }
+            MarkKind::Conflict => {
+                let text = if req.zh() {
+                    format!("{who} · {when} · CAS 冲突：{} 已被别人抢走，影响 0 行", m.key)
+                } else {
+                    format!("{who} · {when} · CAS conflict: {} already claimed, 0 rows affected", m.key)
+                };
+                let _ = write!(
+                    s,
+                    "<path class=\"mark conflict\" d=\"M{:.1},{:.1}L{:.1},{:.1}M{:.1},{:.1}L{:.1},{:.1}\"><title>{}</title></path>",
+                    cx - r,
+                    cy - r,
+                    cx + r,
+                    cy + r,
+                    cx - r,
+                    cy + r,
+                    cx + r,
+                    cy - r,
+                    esc(&text)
+                );
+            }
+        }
+    }
+    s.push_str("</svg><ul class=legend>");
+    for (class, zh, en) in [
+        ("scan", "扫描（取到行）", "scan (rows taken)"),
+        ("scan idle", "扫描（全被跳过）", "scan (all skipped)"),
+        ("pub", "发布", "publish"),
+        ("pub dup", "重复发布", "duplicate publish"),
+        ("wait", "等锁", "lock wait"),
+        ("conflict", "CAS 冲突", "CAS conflict"),
+    ] {
+        let _ = write!(s, "<li><span class=\"lane-key {class}\"></span>{}</li>", req.t(zh, en));
+    }
+    s.push_str("</ul>");
+    let note = if req.zh() {
+        let mut n = "横轴是事件的先后（同一时刻的事件依次排开），竖线标出每一轮扫描；空扫描不画。".to_string();
+        if total > marks.len() {
+            let _ = write!(n, "只画了前 {} 个事件（共 {total} 个）。", marks.len());
+        }
+        n
+    } else {
+        let mut n = "Across: events in order (those at the same moment side by side); a line marks each scan round; idle scans are not drawn.".to_string();
+        if total > marks.len() {
+            let _ = write!(n, " The first {} of {total} events are drawn.", marks.len());
+        }
+        n
+    };
+    let _ = write!(s, "<p class=note>{note}</p></figure>");
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// Shards: one rack per shard, one hot customer
+
+fn shards(req: &mut Request, p: &Params) -> String {
+    let cfg = vec![("shards", p.shards.to_string()), ("hot_key_ratio", trim_rate(p.hot))];
+    let Some(sim) = run(req, SHARDS_SCENARIO, &cfg) else {
+        return format!(
+            "<section class=scale-part data-testid=scale-shards><p>{}</p></section>",
+            req.t("无法运行。", "Could not run.")
+        );
+    };
+    let summary = sim.summary();
+    let series = sim.series();
+    let n = summary.shards.len().max(1);
+    let peaks: Vec<u64> = summary.shards.iter().map(|x| x.max_backlog).collect();
+    let publishes: Vec<u64> = summary.shards.iter().map(|x| x.publishes).collect();
+    let hot = (0..peaks.len()).fold(0, |best, i| if peaks[i] > peaks[best] { i } else { best });
+    // When each shard's backlog last stood above zero (drained one sample later).
+    let drained: Vec<u64> = (0..n)
+        .map(|i| {
+            series
+                .samples
+                .iter()
+                .filter(|x| x.backlog_by_shard.get(i).copied().unwrap_or(0) > 0)
+                .map(|x| x.at_ms + series.interval_ms)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let rack = word(req, "票夹", "分片", "rack", "shard");
+    let mut s = String::from("<section class=scale-part data-testid=scale-shards>");
+    let _ = write!(
+        s,
+        "<p class=readout>{}</p>",
+        if req.zh() {
+            format!("{} 个分片，热点客户占 {}% 的订单（种子 {}）", p.shards, trim(p.hot * 100.0), req.link.seed)
+        } else {
+            format!(
+                "{} shards, the hot customer places {}% of the orders (seed {})",
+                p.shards,
+                trim(p.hot * 100.0),
+                req.link.seed
+            )
+        }
+    );
+    s.push_str(&racks_svg(req, &peaks, &publishes, hot));
+    // The hot shard, called out.
+    let others: Vec<usize> = (0..n).filter(|i| *i != hot).collect();
+    let mean_other = if others.is_empty() {
+        0.0
+    } else {
+        others.iter().map(|i| peaks[*i] as f64).sum::<f64>() / others.len() as f64
+    };
+    let other_drained = others.iter().map(|i| drained[*i]).max().unwrap_or(0);
+    let ratio = times(peaks[hot] as f64, mean_other);
+    let callout = if n == 1 {
+        req.t(
+            "只有一个分片：所有订单排在同一个队里。拖动分片数看看拆开后的样子。",
+            "One shard: every order waits in the same line. Drag the shard count to split it.",
+        )
+        .to_string()
+    } else if req.zh() {
+        format!(
+            "最挤的是 <b>#{hot}</b> 号{rack}：积压峰值 {}，是其余分片平均值的 {ratio}；它在 {} 才清空，其余分片在 {} 就清空了。{}",
+            int(peaks[hot]),
+            duration(drained[hot] as f64),
+            duration(other_drained as f64),
+            if p.hot > 0.0 && hot == 0 { "热点客户的订单全部落在这个分片上，加再多分片也帮不了它。" } else { "" }
+        )
+    } else {
+        format!(
+            "The busiest is {rack} <b>#{hot}</b>: a peak backlog of {}, {ratio} the others' average; it drains by {}, the others by {}. {}",
+            int(peaks[hot]),
+            duration(drained[hot] as f64),
+            duration(other_drained as f64),
+            if p.hot > 0.0 && hot == 0 { "All of the hot customer's orders land on it; more shards cannot help it." } else { "" }
+        )
+    };
+    let _ = write!(s, "<p class=callout data-testid=hot-shard data-shard={hot}>{callout}</p>");
+    // Backlog over time.
+    let mut chart = Chart::new(
+        "shard-backlog",
+        req.t("各分片的积压（待发送行数）", "Backlog by shard (pending rows)"),
+        req.t("时间", "time"),
+        Unit::Ms,
+        req.t("待发送", "pending"),
+        Unit::Count,
+    );
+    let point = |i: usize| -> Vec<(f64, f64)> {
+        series
+            .samples
+            .iter()
+            .map(|x| (x.at_ms as f64, x.backlog_by_shard.get(i).copied().unwrap_or(0) as f64))
+            .collect()
+    };
+    const CLASSES: [&str; 8] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+    if n <= CLASSES.len() {
+        for (i, class) in CLASSES.iter().enumerate().take(n) {
+            let label = if i == hot { format!("#{i} ★") } else { format!("#{i}") };
+            chart = chart.line(&label, class, point(i));
+        }
+    } else {
+        chart = chart.line(&format!("#{hot} ★"), "s0", point(hot));
+        let mean: Vec<(f64, f64)> = series
+            .samples
+            .iter()
+            .map(|x| {
+                let v: f64 = others.iter().map(|i| x.backlog_by_shard.get(*i).copied().unwrap_or(0) as f64).sum();
+                (x.at_ms as f64, v / others.len().max(1) as f64)
+            })
+            .collect();
+        let max: Vec<(f64, f64)> = series
+            .samples
+            .iter()
+            .map(|x| {
+                let v = others.iter().map(|i| x.backlog_by_shard.get(*i).copied().unwrap_or(0)).max().unwrap_or(0);
+                (x.at_ms as f64, v as f64)
+            })
+            .collect();
+        chart = chart.line(req.t("其余分片最高", "highest other shard"), "s2", max);
+        chart = chart.line(req.t("其余分片平均", "mean of the other shards"), "s1", mean);
+    }
+    s.push_str(&chart.svg());
+    let bars: Vec<(String, f64)> = publishes.iter().enumerate().map(|(i, v)| (format!("#{i}"), *v as f64)).collect();
+    s.push_str(&chart::bars(
+        "shard-publishes",
+        req.t("各分片发布的消息数", "Publishes by shard"),
+        Unit::Count,
+        &bars,
+        "s1",
+    ));
+    s.push_str("<div class=tiles>");
+    s.push_str(&tile(&int(summary.publishes), req.t("发布总数", "publishes in all"), "publishes", summary.publishes));
+    s.push_str(&tile(&int(peaks[hot]), req.t("最高积压", "highest backlog"), "peak", peaks[hot]));
+    let end = drained.iter().copied().max().unwrap_or(0);
+    s.push_str(&tile(&duration(end as f64), req.t("全部清空于", "all drained by"), "drained", end));
+    s.push_str("</div>");
+    s.push_str(&go(req, SHARDS_SCENARIO, &cfg, "shards"));
+    s.push_str("</section>");
+    s
+}
+
+/// A rate for `Config::set`: at most two decimals, no trailing zeros ("0.6", "1", "0").
+fn trim_rate(v: f64) -> String {
+    let s = format!("{:.2}", v.clamp(0.0, 1.0));
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// One rack per shard: filled to its peak backlog; the hot one marked.
+fn racks_svg(req: &Request, peaks: &[u64], publishes: &[u64], hot: usize) -> String {
+    const W: f64 = 560.0;
+    const H: f64 = 200.0;
+    const TOP: f64 = 22.0;
+    const BOTTOM: f64 = 36.0;
+    const SIDE: f64 = 12.0;
+    let n = peaks.len().max(1) as f64;
+    let slot = (W - 2.0 * SIDE) / n;
+    let plot = H - TOP - BOTTOM;
+    let max = peaks.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let title = req.t("每个分片一个票夹：高度是积压峰值", "One rack per shard: filled to its peak backlog");
+    let mut s = format!(
+        "<figure class=\"chart racks\" data-testid=racks><figcaption>{title}</figcaption><svg viewBox=\"0 0 {W} {H}\" role=img aria-label=\"{title}\"><title>{title}</title>"
+    );
+    for (i, peak) in peaks.iter().enumerate() {
+        let x = SIDE + i as f64 * slot + slot * 0.12;
+        let w = slot * 0.76;
+        let h = *peak as f64 / max * plot;
+        let pubs = publishes.get(i).copied().unwrap_or(0);
+        let text = if req.zh() {
+            format!("分片 #{i}：积压峰值 {}，发布 {}", int(*peak), int(pubs))
+        } else {
+            format!("Shard #{i}: peak backlog {}, {} published", int(*peak), int(pubs))
+        };
+        let _ = write!(
+            s,
+            "<g class=\"rack{}\" data-testid=rack-{i} data-peak={peak} data-publishes={pubs}><title>{}</title>\
+             <rect class=rack-frame x={x:.1} y={TOP} width={w:.1} height={plot}/>\
+             <rect class=rack-fill x={x:.1} y={:.1} width={w:.1} height={h:.1}/>\
+             <text class=tick x={:.1} y={:.1} text-anchor=middle>{}</text>\
+             <text class=tick x={:.1} y={:.1} text-anchor=middle>#{i}{}</text></g>",
+            if i == hot { " hot" } else { "" },
+            esc(&text),
+            TOP + plot - h,
+            x + w / 2.0,
+            TOP + plot - h - 4.0,
+            chart::count(*peak as f64),
+            x + w / 2.0,
+            TOP + plot + 16.0,
+            if i == hot { " ★" } else { "" },
+        );
+    }
+    s.push_str("</svg></figure>");
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// The full-scan incident: index off vs on
+
+struct ScanStats {
+    scans: u64,
+    rows_examined: u64,
+    max_rows: u64,
+    max_latency_ms: u64,
+    wait_p50: u64,
+    wait_p99: u64,
+    wait_max: u64,
+    orders: u64,
+}
+
+fn scan_stats(sim: &Simulation) -> ScanStats {
+    let s = sim.summary();
+    ScanStats {
+        scans: s.scans,
+        rows_examined: s.rows_examined,
+        max_rows: s.max_rows_examined_per_scan,
+        max_latency_ms: s.max_scan_latency_ms,
+        wait_p50: s.order_write_wait_ms.p50,
+        wait_p99: s.order_write_wait_ms.p99,
+        wait_max: s.order_write_wait_ms.max,
+        orders: s.orders_committed,
+    }
+}
+
+fn wait_points(sim: &Simulation) -> Vec<(f64, f64)> {
+    sim.events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TransactionBegan { waited_ms, .. } => Some((e.at_ms as f64, *waited_ms as f64)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn fullscan(req: &mut Request, p: &Params) -> String {
+    let cfg = |index: bool| vec![("preload_rows", p.rows.to_string()), ("index", index.to_string())];
+    let (Some(off), Some(on)) = (run(req, FULLSCAN_SCENARIO, &cfg(false)), run(req, FULLSCAN_SCENARIO, &cfg(true)))
+    else {
+        return format!(
+            "<section class=scale-part data-testid=scale-fullscan><p>{}</p></section>",
+            req.t("无法运行。", "Could not run.")
+        );
+    };
+    let (a, b) = (scan_stats(&off), scan_stats(&on));
+    let chosen = if p.index { &b } else { &a };
+    let row_cost = off.config().scan_row_cost_us;
+    let mut s = String::from("<section class=scale-part data-testid=scale-fullscan>");
+    let _ = write!(
+        s,
+        "<p class=readout>{}</p>",
+        if req.zh() {
+            format!(
+                "表里已有 {} 行旧数据，每分钟扫描一次，每读一行占用数据库 {} µs，{}（种子 {}）",
+                int(p.rows),
+                row_cost,
+                if p.index { "扫描<b>走索引</b>" } else { "扫描<b>不走索引</b>" },
+                req.link.seed
+            )
+        } else {
+            format!(
+                "{} old rows in the table, one scan a minute, {} µs of database time per row read, {} (seed {})",
+                int(p.rows),
+                row_cost,
+                if p.index { "the scan <b>uses the index</b>" } else { "<b>no index</b>: every scan reads the table" },
+                req.link.seed
+            )
+        }
+    );
+    let avg = |x: &ScanStats| if x.scans == 0 { 0.0 } else { x.rows_examined as f64 / x.scans as f64 };
+    let factor = times(avg(&a), avg(&b));
+    let callout = if req.zh() {
+        format!(
+            "不走索引时，每次扫描平均读 {} 行，是走索引时（{} 行）的 {factor}；一次扫描最长占用数据库 {}，下单写入最长等了 {}（走索引：{}）。",
+            int(avg(&a).round() as u64),
+            int(avg(&b).round() as u64),
+            duration(a.max_latency_ms as f64),
+            duration(a.wait_max as f64),
+            duration(b.wait_max as f64)
+        )
+    } else {
+        format!(
+            "Without the index a scan reads {} rows on average, {factor} the {} it reads with it; one scan holds the database for up to {}, and an order write waited up to {} (with the index: {}).",
+            int(avg(&a).round() as u64),
+            int(avg(&b).round() as u64),
+            duration(a.max_latency_ms as f64),
+            duration(a.wait_max as f64),
+            duration(b.wait_max as f64)
+        )
+    };
+    let _ = write!(s, "<p class=callout data-testid=fullscan-contrast>{callout}</p>");
+    s.push_str("<div class=tiles>");
+    s.push_str(&tile(&int(chosen.scans), req.t("扫描次数", "scans"), "scans", chosen.scans));
+    s.push_str(&tile(
+        &chart::count(chosen.rows_examined as f64),
+        req.t("共读行数", "rows examined in all"),
+        "rows-examined",
+        chosen.rows_examined,
+    ));
+    s.push_str(&tile(
+        &int(chosen.max_rows),
+        req.t("单次扫描最多读", "most rows in one scan"),
+        "max-rows",
+        chosen.max_rows,
+    ));
+    s.push_str(&tile(
+        &duration(chosen.max_latency_ms as f64),
+        req.t("最长一次扫描", "longest scan"),
+        "max-scan",
+        chosen.max_latency_ms,
+    ));
+    s.push_str(&tile(
+        &duration(chosen.wait_p99 as f64),
+        req.t("下单等待 p99", "order write wait p99"),
+        "wait-p99",
+        chosen.wait_p99,
+    ));
+    s.push_str(&tile(&int(chosen.orders), req.t("提交的订单", "orders committed"), "orders", chosen.orders));
+    s.push_str("</div>");
+    let off_label = req.t("不走索引", "no index");
+    let on_label = req.t("走索引", "with the index");
+    let rows_chart = Chart::new(
+        "scan-rows",
+        req.t("每次扫描读了多少行", "Rows examined per scan"),
+        req.t("时间", "time"),
+        Unit::Ms,
+        req.t("行", "rows"),
+        Unit::Count,
+    )
+    .dots(off_label, "s3", scan_points(&off))
+    .dots(on_label, "s0", scan_points(&on));
+    s.push_str(&rows_chart.svg());
+    let wait_chart = Chart::new(
+        "order-wait",
+        req.t("下单写入等待（排在扫描后面）", "Order write wait (behind the scans)"),
+        req.t("时间", "time"),
+        Unit::Ms,
+        req.t("等待", "wait"),
+        Unit::Ms,
+    )
+    .line(off_label, "s3", wait_points(&off))
+    .line(on_label, "s0", wait_points(&on));
+    s.push_str(&wait_chart.svg());
+    // The two side by side.
+    let _ = write!(
+        s,
+        "<table class=compare data-testid=index-compare><thead><tr><th></th><th{}>{off_label}</th><th{}>{on_label}</th></tr></thead><tbody>",
+        if p.index { "" } else { " class=current" },
+        if p.index { " class=current" } else { "" },
+    );
+    let rows: [(&str, String, String); 5] = [
+        (req.t("平均每次扫描读行数", "rows per scan (mean)"), int(avg(&a).round() as u64), int(avg(&b).round() as u64)),
+        (req.t("单次扫描最多读", "most rows in one scan"), int(a.max_rows), int(b.max_rows)),
+        (req.t("最长一次扫描", "longest scan"), duration(a.max_latency_ms as f64), duration(b.max_latency_ms as f64)),
+        (req.t("下单等待 p50", "order write wait p50"), duration(a.wait_p50 as f64), duration(b.wait_p50 as f64)),
+        (req.t("下单等待最长", "longest order write wait"), duration(a.wait_max as f64), duration(b.wait_max as f64)),
+    ];
+    for (label, x, y) in rows {
+        let _ = write!(s, "<tr><th>{label}</th><td>{x}</td><td>{y}</td></tr>");
+    }
+    s.push_str("</tbody></table>");
+    s.push_str(&go(req, FULLSCAN_SCENARIO, &cfg(p.index), "fullscan"));
+    s.push_str("</section>");
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// Archiving: DONE rows leave the hot table
+
+fn archive(req: &mut Request, p: &Params) -> String {
+    let cfg = |on: bool| {
+        vec![("archive_after_ms", if on { ARCHIVE_AFTER_MS } else { 0 }.to_string()), ("index", p.aidx.to_string())]
+    };
+    let (Some(on), Some(off)) = (run(req, ARCHIVE_SCENARIO, &cfg(true)), run(req, ARCHIVE_SCENARIO, &cfg(false)))
+    else {
+        return format!(
+            "<section class=scale-part data-testid=scale-archive><p>{}</p></section>",
+            req.t("无法运行。", "Could not run.")
+        );
+    };
+    let chosen = if p.archive { &on } else { &off };
+    let summary = chosen.summary();
+    let peak_hot = chosen.series().samples.iter().map(|x| x.hot_rows).max().unwrap_or(0);
+    let hot_table = word(req, "票夹", "热表", "the rack", "the hot table");
+    let mut s = String::from("<section class=scale-part data-testid=scale-archive>");
+    let _ = write!(
+        s,
+        "<p class=readout>{}</p>",
+        if req.zh() {
+            format!(
+                "{}；扫描{}（种子 {}）",
+                if p.archive {
+                    "归档<b>开</b>：完成超过 2 分钟的行每分钟迁入历史表"
+                } else {
+                    "归档<b>关</b>：完成的行一直留在热表里"
+                },
+                if p.aidx { "走索引" } else { "不走索引" },
+                req.link.seed
+            )
+        } else {
+            format!(
+                "{}; the scan {} (seed {})",
+                if p.archive {
+                    "archiving <b>on</b>: rows DONE for 2 minutes move to history once a minute"
+                } else {
+                    "archiving <b>off</b>: finished rows stay in the hot table"
+                },
+                if p.aidx { "uses the index" } else { "reads the whole table" },
+                req.link.seed
+            )
+        }
+    );
+    s.push_str("<div class=tiles>");
+    s.push_str(&tile(
+        &int(summary.archive.archived),
+        req.t("已归档行数", "rows archived"),
+        "archived",
+        summary.archive.archived,
+    ));
+    s.push_str(&tile(
+        &int(summary.archive.hot_rows),
+        req.t("热表剩余行数", "rows left in the hot table"),
+        "hot-rows",
+        summary.archive.hot_rows,
+    ));
+    s.push_str(&tile(
+        &int(summary.archive.history_rows),
+        req.t("历史表行数", "rows in history"),
+        "history-rows",
+        summary.archive.history_rows,
+    ));
+    s.push_str(&tile(&int(peak_hot), req.t("热表最多时", "hot table at its largest"), "peak-hot", peak_hot));
+    s.push_str(&tile(
+        &int(summary.max_rows_examined_per_scan),
+        req.t("单次扫描最多读", "most rows in one scan"),
+        "max-rows",
+        summary.max_rows_examined_per_scan,
+    ));
+    s.push_str("</div>");
+    let rows = |sim: &Simulation, f: fn(&crate::sim::metrics::Sample) -> u64| -> Vec<(f64, f64)> {
+        sim.series().samples.iter().map(|x| (x.at_ms as f64, f(x) as f64)).collect()
+    };
+    let table_chart = Chart::new(
+        "hot-history",
+        req.t("热表与历史表的行数", "Rows in the hot table and in history"),
+        req.t("时间", "time"),
+        Unit::Ms,
+        req.t("行", "rows"),
+        Unit::Count,
+    )
+    .line(req.t("热表（归档开）", "hot table (archiving on)"), "s0", rows(&on, |x| x.hot_rows))
+    .line(req.t("历史表（归档开）", "history (archiving on)"), "s1", rows(&on, |x| x.history_rows))
+    .line(req.t("热表（不归档）", "hot table (no archiving)"), "s3", rows(&off, |x| x.hot_rows));
+    s.push_str(&table_chart.svg());
+    let scan_chart = Chart::new(
+        "archive-scan-rows",
+        req.t("每次扫描读了多少行", "Rows examined per scan"),
+        req.t("时间", "time"),
+        Unit::Ms,
+        req.t("行", "rows"),
+        Unit::Count,
+    )
+    .dots(req.t("归档开", "archiving on"), "s0", scan_points(&on))
+    .dots(req.t("不归档", "no archiving"), "s3", scan_points(&off));
+    s.push_str(&scan_chart.svg());
+    let note = if p.aidx {
+        if req.zh() {
+            format!("走索引时，扫描只读到点的待发送行，{hot_table}多大都一样快；归档省下的是表和索引的体积、备份和 DDL 的时间。")
+        } else {
+            format!("With the index a scan reads only the due pending rows, however big {hot_table} is; archiving saves the table's and the index's size, backups and DDL time.")
+        }
+    } else if req.zh() {
+        format!("不走索引时，每次扫描都要把{hot_table}从头读到尾：不归档，读的行数随完成的订单一路上涨；归档后，它只随最近两分钟的量起伏。")
+    } else {
+        format!("Without the index every scan reads {hot_table} end to end: without archiving the rows read climb with every finished order; with it they follow only the last two minutes' traffic.")
+    };
+    let _ = write!(s, "<p class=note>{note}</p>");
+    s.push_str(&go(req, ARCHIVE_SCENARIO, &cfg(p.archive), "archive"));
+    s.push_str("</section>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::insight::answer;
+
+    fn body_of(request: &str) -> String {
+        answer(request).split('\u{1}').nth(2).unwrap_or_default().to_string()
+    }
+
+    /// The number after `attr=` in the element with `data-testid=testid`.
+    fn attr(markup: &str, testid: &str, attr: &str) -> u64 {
+        let at = markup.find(&format!("data-testid={testid} ")).unwrap_or_else(|| panic!("no {testid}"));
+        let rest = &markup[at..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let tag = &rest[..end];
+        let from =
+            tag.find(&format!("{attr}=")).unwrap_or_else(|| panic!("no {attr} on {testid}: {tag}")) + attr.len() + 1;
+        tag[from..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+    }
+
+    #[test]
+    fn without_a_lock_runners_publish_twice_and_every_lock_stops_it() {
+        for relays in [2, 3] {
+            for (lock, _, _) in LOCKS {
+                let body = body_of(&format!("insight=scale&part=runners&relays={relays}&lock={lock}\n?seed=3&lang=en"));
+                let shown = attr(&body, "dup-counter", "data-value");
+                let mut notices = Vec::new();
+                let mut req = Request::parse("insight=scale\n?seed=3");
+                let spec = spec_for(&mut req, RUNNERS_SCENARIO, &runners_cfg(relays, lock)).unwrap();
+                let sim = crate::insight::play(&spec, &mut notices).unwrap();
+                let core = sim.counters().duplicate_publishes;
+                assert_eq!(shown, core, "{lock} {relays}");
+                if lock == "none" {
+                    assert!(core > 0, "no lock, {relays} relays: duplicates");
+                    assert!(body.contains("class=\"dup-counter bad\""));
+                    assert!(body.contains("mark pub dup"), "a duplicate is drawn in the lanes");
+                } else {
+                    assert_eq!(core, 0, "{lock}: no duplicates");
+                    assert!(body.contains("class=\"dup-counter ok\""));
+                }
+                if lock == "for_update" {
+                    assert!(sim.counters().lock_waits > 0 && body.contains("mark wait"));
+                }
+                if lock == "cas" {
+                    assert!(sim.counters().cas_conflicts > 0 && body.contains("mark conflict"));
+                }
+                assert!(body.contains("data-testid=scale-runners") && body.contains("data-testid=lock-compare"));
+                assert_eq!(body.matches("<tr data-lock=").count(), 4);
+                assert_eq!(body.matches("class=lane-label").count(), relays as usize);
+                assert!(body.contains(&format!("data-go=\"?scenario={RUNNERS_SCENARIO}&amp;seed=3&amp;")));
+                assert!(body.contains(&format!("relays:{relays},lock:{lock}")));
+            }
+        }
+    }
+
+    #[test]
+    fn without_a_lock_more_runners_only_repeat_the_work() {
+        for relays in [2, 4] {
+            let per_round = |lock: &str| {
+                let body = body_of(&format!("insight=scale&part=runners&relays={relays}&lock={lock}\n?seed=1"));
+                (attr(&body, "throughput", "data-value"), attr(&body, "drained", "data-value"))
+            };
+            let (none, none_out) = per_round("none");
+            let (skip, skip_out) = per_round("skip_locked");
+            assert!(skip > none, "{relays} relays: SKIP LOCKED {skip} vs no lock {none} per round");
+            assert!(skip_out < none_out, "{relays} relays: SKIP LOCKED drains first");
+        }
+    }
+
+    #[test]
+    fn the_hot_shard_has_the_fullest_rack() {
+        let body = body_of("insight=scale&part=shards&shards=6&hot=0.9\n?seed=5&lang=en");
+        assert!(body.contains("data-testid=scale-shards"));
+        let peaks: Vec<u64> = (0..6).map(|i| attr(&body, &format!("rack-{i}"), "data-peak")).collect();
+        assert!(peaks[1..].iter().all(|p| *p < peaks[0]), "{peaks:?}");
+        assert!(body.contains("class=\"rack hot\" data-testid=rack-0"));
+        assert_eq!(attr(&body, "hot-shard", "data-shard"), 0);
+        let publishes: Vec<u64> = (0..6).map(|i| attr(&body, &format!("rack-{i}"), "data-publishes")).collect();
+        assert!(publishes[1..].iter().all(|p| *p < publishes[0]), "{publishes:?}");
+        assert!(body.contains("data-testid=chart-shard-backlog") && body.contains("data-testid=chart-shard-publishes"));
+        assert!(body.contains("cfg=shards:6,hot_key_ratio:0.9\""));
+        // Sixteen shards: the backlog chart sums up the others.
+        let body = body_of("insight=scale&part=shards&shards=16&hot=0.9\n?seed=5");
+        assert!(body.contains("data-testid=rack-15 "));
+        assert!(body.contains("其余分片平均"));
+    }
+
+    #[test]
+    fn without_the_index_a_scan_reads_the_table() {
+        let off = body_of("insight=scale&part=fullscan&index=0&rows=20000\n?seed=2&lang=en");
+        let on = body_of("insight=scale&part=fullscan&index=1&rows=20000\n?seed=2&lang=en");
+        assert!(off.contains("data-testid=scale-fullscan"));
+        let (off_max, on_max) = (attr(&off, "max-rows", "data-value"), attr(&on, "max-rows", "data-value"));
+        assert!(off_max >= 20_000, "{off_max}");
+        assert!(on_max * 100 < off_max, "{on_max} vs {off_max}");
+        let per_scan = |b: &str| attr(b, "rows-examined", "data-value") / attr(b, "scans", "data-value").max(1);
+        assert!(per_scan(&on) * 100 < per_scan(&off));
+        assert!(attr(&off, "wait-p99", "data-value") > attr(&on, "wait-p99", "data-value"));
+        assert!(off.contains("data-testid=chart-scan-rows") && off.contains("data-testid=chart-order-wait"));
+        assert!(off.contains("cfg=preload_rows:20000,index:false\"") && on.contains("index:true\""));
+    }
+
+    #[test]
+    fn archiving_moves_rows_to_history() {
+        let on = body_of("insight=scale&part=archive&archive=1\n?seed=4");
+        let off = body_of("insight=scale&part=archive&archive=0\n?seed=4");
+        assert!(on.contains("data-testid=scale-archive"));
+        assert!(attr(&on, "archived", "data-value") > 0);
+        assert!(attr(&on, "history-rows", "data-value") > 0);
+        assert_eq!(attr(&off, "history-rows", "data-value"), 0);
+        assert!(attr(&on, "peak-hot", "data-value") < attr(&off, "peak-hot", "data-value"));
+        assert!(
+            attr(&on, "max-rows", "data-value") < attr(&off, "max-rows", "data-value"),
+            "no index: fewer rows read"
+        );
+        let mut req = Request::parse("insight=scale\n?seed=4");
+        let spec = spec_for(&mut req, ARCHIVE_SCENARIO, &[("archive_after_ms", "120000".into())]).unwrap();
+        let sim = crate::insight::play(&spec, &mut Vec::new()).unwrap();
+        assert!(sim.summary().archive.history_rows > 0 && sim.counters().rows_archived > 0);
+        assert!(
+            on.contains("data-testid=chart-hot-history") && on.contains("cfg=archive_after_ms:120000,index:false\"")
+        );
+    }
+
+    #[test]
+    fn bad_parameters_become_notices_once() {
+        let a = answer("insight=scale&part=nope&relays=99&lock=mutex&hot=2&rows=-5&index=maybe\n?seed=1");
+        let notices = a.split('\u{1}').nth(2).unwrap();
+        for bad in [
+            "part=&quot;nope",
+            "relays=&quot;99",
+            "lock=&quot;mutex",
+            "hot=&quot;2",
+            "rows=&quot;-5",
+            "index=&quot;maybe",
+        ] {
+            assert_eq!(notices.matches(bad).count(), 1, "{bad}: {notices}");
+        }
+        assert!(notices.contains("data-testid=scale-runners"), "falls back to the first part");
+        let a = answer("insight=scale&part=shards&shards=0\n?seed=1");
+        assert!(a.contains("shards=&quot;0&quot;") && a.contains("data-testid=scale-shards"));
+    }
+
+    #[test]
+    fn parts_render_in_both_languages_with_their_controls() {
+        for (part, zh, en) in PARTS {
+            for lang in ["zh", "en"] {
+                let a = answer(&format!("insight=scale&part={part}&rows=10000\n?seed=1&lang={lang}"));
+                let parts: Vec<&str> = a.split('\u{1}').collect();
+                assert!(parts[1].contains(&format!("data-v={part} aria-pressed=true")), "{part}");
+                assert!(parts[1].contains(if lang == "zh" { zh } else { en }));
+                assert!(!parts[1].contains("<svg"), "controls carry no readouts");
+                assert!(parts[2].contains(&format!("data-testid=scale-{part}")));
+                assert!(parts[2].contains("data-go=\"?scenario="));
+                assert!(!parts[2].contains("insight-notices"), "{part} {lang}: {}", parts[2]);
+                let han = parts[2].chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+                assert_eq!(han, lang == "zh", "{part} {lang}");
+            }
+        }
+        let c = answer("insight=scale&part=runners&lock=cas\n?lang=en");
+        assert!(c.contains("data-p=relays") && c.contains("<option value=cas selected>"));
+        let c = answer("insight=scale&part=archive&archive=0\n?lang=en");
+        assert!(c.contains("data-p=archive data-testid=p-archive>") && c.contains("data-p=aidx"));
+    }
+
+    #[test]
+    fn the_same_request_gives_the_same_answer() {
+        for part in ["runners", "shards", "fullscan", "archive"] {
+            let q = format!("insight=scale&part={part}&relays=4&lock=none&rows=10000\n?seed=9&lang=en&view=tech");
+            assert_eq!(answer(&q), answer(&q), "{part}");
+        }
+        assert_ne!(answer("insight=scale&part=runners\n?seed=1"), answer("insight=scale&part=runners\n?seed=2"));
+    }
+
+    /// `cargo test --profile native --lib insight::scale::tests::timing -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn timing() {
+        for q in [
+            "part=runners&relays=8&lock=none",
+            "part=runners&relays=8&lock=skip_locked",
+            "part=shards&shards=16&hot=0.9",
+            "part=shards&shards=1&hot=0",
+            "part=fullscan&index=0&rows=50000",
+            "part=fullscan&index=1&rows=30000",
+            "part=archive&archive=1",
+        ] {
+            let text = format!("insight=scale&{q}\n?seed=1&lang=en");
+            let t = std::time::Instant::now();
+            let a = answer(&text);
+            println!("{q}: {:?}, {} bytes", t.elapsed(), a.len());
+        }
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(int(0), "0");
+        assert_eq!(int(999), "999");
+        assert_eq!(int(1_000), "1,000");
+        assert_eq!(int(1_234_567), "1,234,567");
+        assert_eq!(trim_rate(0.6), "0.6");
+        assert_eq!(trim_rate(1.0), "1");
+        assert_eq!(trim_rate(0.0), "0");
+        assert_eq!(trim_rate(0.05), "0.05");
+        assert_eq!(times(3.0, 2.0), "1.5×");
+        assert_eq!(times(30_098.0, 15.0), "2,007×");
+        assert_eq!(times(1.0, 0.0), "∞");
+    }
 }
