@@ -11,7 +11,7 @@ for f in dist/*.wasm dist/*.js dist/*.css; do
   [ -f "$f" ] || continue
   raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c)
   case "$(basename "$f")" in
-    outbox-insight*) printf '%-48s %8d bytes  %8d gzip  (on demand)\n' "$f" "$raw" "$gz"; later=$((later + gz));;
+    outbox-insight*|insight-worker*) printf '%-48s %8d bytes  %8d gzip  (on demand)\n' "$f" "$raw" "$gz"; later=$((later + gz));;
     *) printf '%-48s %8d bytes  %8d gzip\n' "$f" "$raw" "$gz"; total=$((total + gz));;
   esac
 done

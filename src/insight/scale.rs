@@ -119,7 +119,11 @@ pub fn controls(req: &mut Request) -> String {
             s.push_str(&slider("hot", req.t("热点客户占比", "Hot-key share"), p.hot, 0.0, 1.0, 0.05));
         }
         "fullscan" => {
-            s.push_str(&checkbox("index", req.t("扫描走索引 (status, next_retry_at)", "Scan uses the index"), p.index));
+            s.push_str(&super::toggle(
+                "index",
+                req.t("扫描走索引 (status, next_retry_at)", "Scan uses the index"),
+                p.index,
+            ));
             s.push_str(&slider(
                 "rows",
                 req.t("表里已有的旧行数", "Old rows already in the table"),
@@ -130,12 +134,12 @@ pub fn controls(req: &mut Request) -> String {
             ));
         }
         _ => {
-            s.push_str(&checkbox(
+            s.push_str(&super::toggle(
                 "archive",
                 req.t("归档完成超过 2 分钟的行", "Archive rows DONE for 2 min"),
                 p.archive,
             ));
-            s.push_str(&checkbox("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
+            s.push_str(&super::toggle("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
         }
     }
     s
@@ -153,12 +157,6 @@ pub fn body(req: &mut Request) -> String {
 
 // ---------------------------------------------------------------------------------------
 // Shared pieces
-
-/// A labelled checkbox bound to parameter `name` (the page sends 1 or 0).
-fn checkbox(name: &str, label: &str, on: bool) -> String {
-    let checked = if on { " checked" } else { "" };
-    format!("<label class=check><input type=checkbox data-p={name} data-testid=p-{name}{checked}> {label}</label>")
-}
 
 /// A built-in scenario with the link's seed and `cfg` applied (a failure becomes a notice).
 fn spec_for(req: &mut Request, scenario: &str, cfg: &[(&str, String)]) -> Option<RunSpec> {
@@ -1293,9 +1291,9 @@ mod tests {
             }
         }
         let c = answer("insight=scale&part=runners&lock=cas\n?lang=en");
-        assert!(c.contains("data-p=relays") && c.contains("<option value=cas selected>"));
+        assert!(c.contains("data-p=relays") && c.contains("data-p=lock data-v=cas aria-pressed=true"));
         let c = answer("insight=scale&part=archive&archive=0\n?lang=en");
-        assert!(c.contains("data-p=archive data-testid=p-archive>") && c.contains("data-p=aidx"));
+        assert!(c.contains("data-p=archive data-v=1 aria-pressed=false") && c.contains("data-p=aidx"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use leptos::wasm_bindgen::{JsCast, JsValue};
 use std::cell::RefCell;
 
 /// The worker's loader, next to index.html (relative, so sub-paths work).
-pub const WORKER: &str = "outbox-insight_loader.js";
+pub const WORKER: &str = "insight-worker.js";
 
 struct Channel {
     worker: web_sys::Worker,

@@ -3,7 +3,8 @@
 # in headless Chromium with playwright-core (tests/e2e/walk.mjs): walks seed-demo to the end
 # and checks the page against the native core's summary, walks every scenario, reads the
 # console for errors, opens the lessons, and embeds the lab in a course page
-# (lesson-7/embed-test.html with the lab at lesson-7/lab/). Screenshots go to tests/e2e/out/.
+# (lesson-7/embed-test.html with the lab at lesson-7/lab/); then the insight panel's views
+# (tests/e2e/insight.mjs). Screenshots go to tests/e2e/out/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -40,3 +41,4 @@ url="http://127.0.0.1:$port/course/lesson-7/"
 for _ in $(seq 1 50); do curl -fsS "$url" >/dev/null 2>&1 && break; sleep 0.1; done
 
 timeout 600 node tests/e2e/walk.mjs "$url" "$out/expected.json" "$out"
+timeout 600 node tests/e2e/insight.mjs "$url" "$out"

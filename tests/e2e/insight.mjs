@@ -1,0 +1,194 @@
+// End-to-end: the insight panel (computed by the outbox-insight Web Worker) in headless
+// Chromium: the dashboard with its thresholds and alert log, 2PC vs outbox, three lanes,
+// contention and scale, reconciliation with "compensate", and an insight view embedded in a
+// course page under a sub-path. Screenshots go to <out-dir>/insight-*.png.
+//   node tests/e2e/insight.mjs <url> <out-dir>
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.OUTBOX_LAB_TOOLS || '.', 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+
+const [url, out] = process.argv.slice(2);
+fs.mkdirSync(out, { recursive: true });
+let failures = 0;
+const ok = (cond, what) => {
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!cond) failures++;
+};
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const problems = [];
+page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning' || /panicked/.test(m.text())) problems.push(`console.${m.type()}: ${m.text()}`); });
+page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+const workerErrors = [];
+page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') workerErrors.push(m.text()); }));
+
+const el = (id) => page.locator(`[data-testid=${id}]`).first();
+const text = async (id) => ((await el(id).textContent()) || '').trim();
+const cursor = async () => Number(await text('cursor'));
+const shot = async (name) => {
+  await el('insight').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(out, `insight-${name}.png`), fullPage: true });
+};
+const tab = async (view) => {
+  await el(`tab-${view}`).click();
+  await page.waitForSelector(`[data-testid=insight-${view}]`);
+};
+// Waits until the body differs from `before` (the worker answered the last request).
+const changed = async (before) => page.waitForFunction((b) => document.querySelector('.insight-b').innerHTML !== b, before);
+const body = () => page.evaluate(() => document.querySelector('.insight-b').innerHTML);
+
+// ---- the panel opens on demand: no worker before ----
+await page.goto(`${url}?scenario=mq-outage-backoff&seed=1&lang=en`);
+await page.waitForSelector('[data-testid=scene]');
+const before = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name));
+ok(!before.some((n) => n.includes('outbox-insight')), 'the first load does not fetch the insight worker');
+await el('insight-open').click();
+await page.waitForSelector('[data-testid=insight-dashboard] [data-testid=chart-backlog]');
+const after = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name));
+ok(after.some((n) => n.includes('outbox-insight_bg.wasm')), 'opening the panel starts the worker (outbox-insight_bg.wasm fetched)');
+
+// ---- dashboard ----
+for (const c of ['backlog', 'rows', 'latency', 'fail', 'dead', 'window', 'retries']) {
+  ok(await page.locator(`[data-testid=chart-${c}] svg`).count() === 1, `dashboard chart ${c}`);
+}
+ok(await page.locator('[data-testid=chart-backlog] .legend li').count() >= 1 && await page.locator('[data-testid=chart-backlog] .tick').count() >= 4, 'charts have a legend and axis ticks');
+const alerts = page.locator('[data-testid=alert-log] li');
+ok(await alerts.count() >= 1, `the default thresholds raise alerts in an outage (${await alerts.count()})`);
+ok(await page.locator('.alert-band').count() >= 1, 'alerts are shaded on the charts');
+const at = Number(await alerts.first().locator('button').getAttribute('data-at'));
+await alerts.first().locator('button').click();
+ok((await cursor()) === at, `an alert moves the lab's cursor to where it was raised (event ${at})`);
+await page.waitForFunction(() => document.querySelector('[data-testid=chart-backlog] .marker'));
+ok(await page.locator('[data-testid=chart-backlog] .marker').count() === 1, 'the cursor is marked on the charts');
+await shot('dashboard-en');
+// A threshold the user sets: off, then the alert log empties.
+for (const p of ['backlog', 'p99', 'fail']) {
+  const b = await body();
+  await page.locator(`[data-testid=p-${p}]`).fill('0');
+  await changed(b);
+}
+ok(await page.locator('[data-testid=no-alerts]').count() === 1 && await page.locator('.alert-band').count() === 0, 'thresholds at 0: no alerts, no shading');
+// Stepping the lab moves the marker (the view follows the cursor).
+const m1 = await page.locator('[data-testid=chart-backlog] .marker').getAttribute('x1');
+{
+  const b = await body();
+  await page.keyboard.press('End');
+  await changed(b);
+}
+const m2 = await page.locator('[data-testid=chart-backlog] .marker').getAttribute('x1');
+ok(Number(m2) > Number(m1), `End moves the marker (${m1} → ${m2})`);
+
+// ---- 2PC vs outbox ----
+await tab('twopc');
+ok(await page.locator('[data-testid=chart-twopc] path.line').count() >= 1, '2PC: the curve 1 − pⁿ');
+ok(await page.locator('[data-testid=chart-twopc] .dots circle').count() >= 7, '2PC: measured points overlaid');
+ok(await page.locator('[data-testid=twopc-round] [data-testid=blocked], [data-testid=blocked]').count() >= 1, '2PC: the coordinator crashes, participants block');
+ok(await page.locator('[data-testid=outbox-round] [data-testid=blocked]').count() === 0, 'outbox: nobody blocks');
+const readout1 = await text('twopc-readout');
+// The slider keeps focus (and its element) while the worker answers.
+const slider = page.locator('[data-testid=p-n]');
+await slider.focus();
+const handle = await slider.elementHandle();
+for (let i = 0; i < 5; i++) {
+  const b = await body();
+  await page.keyboard.press('ArrowRight');
+  await changed(b);
+}
+ok(await page.evaluate((h) => document.activeElement === h && h.isConnected, handle), 'the n slider keeps its element and the focus across answers');
+const readout2 = await text('twopc-readout');
+ok(readout1 !== readout2 && /n = 15/.test(readout2), `the readout follows the slider (${readout2.slice(0, 60)}…)`);
+await shot('twopc-en');
+{
+  const b = await body();
+  await el('p-crash').click();
+  await changed(b);
+}
+ok(await page.locator('[data-testid=blocked]').count() === 0, '2PC without the crash: nobody blocked');
+ok((await el('p-crash').getAttribute('aria-pressed')) === 'false', 'the crash toggle says it is off');
+
+// ---- three lanes ----
+await tab('lanes');
+const verdict = async (mode) => page.locator(`[data-testid=lane-${mode}] [data-testid=verdict]`).getAttribute('data-verdict');
+ok((await verdict('send_then_commit')) === 'ghost', 'send-then-commit ends in a ghost effect');
+ok((await verdict('commit_then_send')) === 'lost', 'commit-then-send ends in a lost order');
+ok((await verdict('outbox')) === 'correct', 'the outbox ends correct');
+await shot('lanes-en');
+await page.locator('[data-testid=lane-commit_then_send] button[data-go]').click();
+await page.waitForTimeout(300);
+ok(page.url().includes('mode%3Acommit_then_send') || page.url().includes('mode:commit_then_send'), 'a lane opens on the stage');
+
+// ---- contention and scale ----
+await tab('scale');
+await page.waitForSelector('[data-testid=scale-runners]');
+{
+  const b = await body();
+  await el('p-lock-none').click();
+  await changed(b);
+}
+const dups = Number((await text('dup-counter')).replace(/\D/g, ''));
+ok(dups > 0, `lock=none: the duplicate-publish counter counts (${dups})`);
+{
+  const b = await body();
+  await el('p-lock-skip_locked').click();
+  await changed(b);
+}
+ok(Number((await text('dup-counter')).replace(/\D/g, '')) === 0, 'SKIP LOCKED: no duplicate publishes');
+await shot('scale-runners-en');
+for (const part of ['shards', 'fullscan', 'archive']) {
+  await el(`p-part-${part}`).click();
+  await page.waitForSelector(`[data-testid=scale-${part}]`);
+  ok(await page.locator(`[data-testid=scale-${part}] svg`).count() >= 1, `scale: ${part} drawn`);
+  await shot(`scale-${part}-en`);
+}
+
+// ---- reconciliation ----
+await page.goto(`${url}?scenario=reconcile-compensate&seed=1&lang=zh&cfg=reconcile_interval_ms:0&panel=reconcile`);
+await page.waitForSelector('[data-testid=scene]');
+await page.keyboard.press('End');
+await page.waitForSelector('[data-testid=insight-reconcile] [data-testid=compensate]');
+for (const l of ['ledger-orders', 'ledger-messages', 'ledger-effects']) ok(await el(l).count() === 1, `reconciliation: ${l}`);
+const gaps = await page.locator('tr[class*=gap-]').count();
+ok(gaps >= 1, `gaps are highlighted by kind (${gaps} rows)`);
+await shot('reconcile-zh');
+const len = Number(await text('total'));
+{
+  const b = await body();
+  await el('compensate').click();
+  await changed(b);
+}
+ok(Number(await text('total')) > len, 'compensate runs the reconciler in the lab\'s own run');
+{
+  const b = await body();
+  await page.keyboard.press('End');
+  await changed(b).catch(() => {});
+}
+ok(await page.locator('tr[class*=gap-]').count() < gaps, 'after compensating, fewer gaps remain at closing time');
+await shot('reconcile-compensated-zh');
+
+// ---- an insight view embedded in a course page under a sub-path ----
+{
+  await page.goto(new URL('embed-test.html', url).href);
+  await page.evaluate(() => { window.heights = []; document.getElementById('outbox-lab').src = 'lab/?embed=1&scenario=seed-demo&lang=en&panel=twopc'; });
+  const lab = page.frameLocator('#outbox-lab');
+  await lab.locator('[data-testid=insight-twopc] [data-testid=chart-twopc]').waitFor();
+  await page.waitForTimeout(500);
+  const s = await page.evaluate(() => {
+    const f = document.getElementById('outbox-lab');
+    return { last: window.heights[window.heights.length - 1], frame: f.clientHeight, inner: f.contentDocument.body.offsetHeight };
+  });
+  ok(s.last > 600 && s.frame === s.last && s.inner === s.last, `embedded 2PC view sizes its frame (frame ${s.frame}px, lab ${s.inner}px)`);
+  ok(!(await lab.locator('[data-testid=lessons]').isVisible()) && !(await lab.locator('[data-testid=scene]').isVisible()), 'only the insight panel is shown');
+  await page.screenshot({ path: path.join(out, 'insight-embed-twopc.png'), fullPage: true });
+}
+
+ok(problems.length === 0 && workerErrors.length === 0, `no console errors or warnings${problems.length + workerErrors.length ? ':\n  ' + problems.concat(workerErrors).join('\n  ') : ''}`);
+await browser.close();
+console.log(failures ? `${failures} insight check(s) failed` : 'all insight checks passed');
+process.exit(failures ? 1 : 0);
