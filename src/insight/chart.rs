@@ -163,7 +163,7 @@ impl Chart {
         for (from, to) in self.alert_spans() {
             let _ = write!(
                 s,
-                "<rect class=alert-band x={:.1} y={TOP} width={:.1} height={plot_h}/>",
+                "<rect class=alert-band x={:.1} y={TOP} width={:.1} height={plot_h} />",
                 px(from),
                 (px(to) - px(from)).max(2.0)
             );
@@ -173,7 +173,7 @@ impl Chart {
             let y = py(*t);
             let _ = write!(
                 s,
-                "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1}/><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+                "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
                 WIDTH - RIGHT,
                 LEFT - 4.0,
                 y + 4.0,
@@ -184,7 +184,7 @@ impl Chart {
             let x = px(t);
             let _ = write!(
                 s,
-                "<line class=axis x1={x:.1} x2={x:.1} y1={} y2={}/><text class=tick x={x:.1} y={} text-anchor=middle>{}</text>",
+                "<line class=axis x1={x:.1} x2={x:.1} y1={} y2={} /><text class=tick x={x:.1} y={} text-anchor=middle>{}</text>",
                 TOP + plot_h,
                 TOP + plot_h + 4.0,
                 TOP + plot_h + 16.0,
@@ -193,7 +193,7 @@ impl Chart {
         }
         let _ = write!(
             s,
-            "<line class=axis x1={LEFT} x2={} y1={b} y2={b}/><line class=axis x1={LEFT} x2={LEFT} y1={TOP} y2={b}/>\
+            "<line class=axis x1={LEFT} x2={} y1={b} y2={b} /><line class=axis x1={LEFT} x2={LEFT} y1={TOP} y2={b} />\
              <text class=axis-label x={} y={} text-anchor=middle>{}</text>\
              <text class=axis-label x=12 y={} text-anchor=middle transform=\"rotate(-90 12 {})\">{}</text>",
             WIDTH - RIGHT,
@@ -209,7 +209,7 @@ impl Chart {
             let y = py(level);
             let _ = write!(
                 s,
-                "<line class=threshold x1={LEFT} x2={} y1={y:.1} y2={y:.1}/><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
+                "<line class=threshold x1={LEFT} x2={} y1={y:.1} y2={y:.1} /><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
                 WIDTH - RIGHT,
                 WIDTH - RIGHT - 2.0,
                 y - 3.0,
@@ -241,7 +241,7 @@ impl Chart {
         }
         if let Some(x) = self.marker_x.filter(|x| *x >= x0 && *x <= x1) {
             let x = px(x);
-            let _ = write!(s, "<line class=marker x1={x:.1} x2={x:.1} y1={TOP} y2={}/>", TOP + plot_h);
+            let _ = write!(s, "<line class=marker x1={x:.1} x2={x:.1} y1={TOP} y2={} />", TOP + plot_h);
         }
         s.push_str("</svg><ul class=legend>");
         for series in &self.series {
@@ -322,7 +322,7 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
         let y = TOP + plot_h - t / top * plot_h;
         let _ = write!(
             s,
-            "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1}/><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+            "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
             WIDTH - RIGHT,
             LEFT - 4.0,
             y + 4.0,
@@ -346,7 +346,7 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
         );
     }
     let _ =
-        write!(s, "<line class=axis x1={LEFT} x2={} y1={b} y2={b}/></svg></figure>", WIDTH - RIGHT, b = TOP + plot_h);
+        write!(s, "<line class=axis x1={LEFT} x2={} y1={b} y2={b} /></svg></figure>", WIDTH - RIGHT, b = TOP + plot_h);
     s
 }
 

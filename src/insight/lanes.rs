@@ -383,7 +383,7 @@ pub fn body(req: &mut Request) -> String {
         let mode = lane.mode.as_str();
         let _ = write!(
             s,
-            "<g class=\"lane-band verdict-{verdict}\" data-lane={mode}><rect class=band x=0 y={y0} width={WIDTH} height={band_h}/>\
+            "<g class=\"lane-band verdict-{verdict}\" data-lane={mode}><rect class=band x=0 y={y0} width={WIDTH} height={band_h} />\
              <text class=lane-name x=6 y={:.1}>{}</text>",
             y0 + 14.0,
             lane_name(req, lane.mode)
@@ -411,12 +411,12 @@ pub fn body(req: &mut Request) -> String {
             );
             let moments = lane.moments.get(*key).map(Vec::as_slice).unwrap_or(&[]);
             if let (Some(a), Some(b)) = (moments.iter().map(|m| m.at_ms).min(), moments.iter().map(|m| m.at_ms).max()) {
-                let _ = write!(s, "<line class=key-span x1={:.1} x2={:.1} y1={y:.1} y2={y:.1}/>", px(a), px(b));
+                let _ = write!(s, "<line class=key-span x1={:.1} x2={:.1} y1={y:.1} y2={y:.1} />", px(a), px(b));
             }
             for m in moments {
                 let x = px(m.at_ms);
                 if m.fault {
-                    let _ = write!(s, "<line class=fault-line x1={x:.1} x2={x:.1} y1={y0} y2={:.1}/>", y0 + band_h);
+                    let _ = write!(s, "<line class=fault-line x1={x:.1} x2={x:.1} y1={y0} y2={:.1} />", y0 + band_h);
                 }
                 let fault = if m.fault { " fault" } else { "" };
                 let _ = write!(
@@ -441,14 +441,14 @@ pub fn body(req: &mut Request) -> String {
     let axis_y = 3.0 * band_h + 2.0 * GAP + 4.0;
     let _ = write!(
         s,
-        "<g class=time-axis><line class=axis x1={LEFT} x2={:.1} y1={axis_y:.1} y2={axis_y:.1}/>",
+        "<g class=time-axis><line class=axis x1={LEFT} x2={:.1} y1={axis_y:.1} y2={axis_y:.1} />",
         WIDTH - RIGHT
     );
     for t in &ticks {
         let x = px(*t as u64);
         let _ = write!(
             s,
-            "<line class=grid x1={x:.1} x2={x:.1} y1=0 y2={axis_y:.1}/><text class=tick x={x:.1} y={:.1} text-anchor=middle>{}</text>",
+            "<line class=grid x1={x:.1} x2={x:.1} y1=0 y2={axis_y:.1} /><text class=tick x={x:.1} y={:.1} text-anchor=middle>{}</text>",
             axis_y + 14.0,
             duration(*t)
         );

@@ -353,6 +353,21 @@ mod tests {
         }
     }
 
+    /// `<line y2=8/>` reads as y2="8/" in HTML: a self-closing tag needs a space (or quotes)
+    /// before its `/>`. Every view, both languages, a few runs.
+    #[test]
+    fn self_closing_tags_do_not_swallow_their_last_value() {
+        for (id, _, _) in VIEWS {
+            for link in ["?scenario=seed-demo&lang=zh&step=20", "?scenario=sharded-hot-key&lang=en&step=300"] {
+                for extra in ["", "&part=shards", "&part=fullscan&rows=2000", "&part=archive", "&from=lab"] {
+                    let a = answer(&format!("insight={id}{extra}\n{link}"));
+                    let bad = a.match_indices("/>").find(|(i, _)| !matches!(a.as_bytes()[i - 1], b' ' | b'"'));
+                    assert!(bad.is_none(), "{id}{extra} {link}: …{}", &a[bad.map_or(0, |b| b.0.saturating_sub(60))..][..80]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn text_is_escaped_and_durations_read_well() {
         assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");

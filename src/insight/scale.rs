@@ -505,7 +505,7 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> String {
         let y = TOP + lane as f64 * LANE;
         let _ = write!(
             s,
-            "<rect class=\"lane-bg{}\" x={LEFT} y={y:.1} width={:.1} height={LANE}/><text class=lane-label x={} y={:.1} text-anchor=end>{runner} {lane}</text>",
+            "<rect class=\"lane-bg{}\" x={LEFT} y={y:.1} width={:.1} height={LANE} /><text class=lane-label x={} y={:.1} text-anchor=end>{runner} {lane}</text>",
             if lane % 2 == 1 { " odd" } else { "" },
             W - LEFT - RIGHT,
             LEFT - 6.0,
@@ -518,7 +518,7 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> String {
     for (i, m) in marks.iter().enumerate() {
         let x0 = LEFT + i as f64 * col;
         if prev_at.is_none_or(|p| m.at_ms > p + 1_000) {
-            let _ = write!(s, "<line class=round x1={x0:.1} x2={x0:.1} y1={} y2={height}/>", TOP - 4.0);
+            let _ = write!(s, "<line class=round x1={x0:.1} x2={x0:.1} y1={} y2={height} />", TOP - 4.0);
             if x0 - last_label > 48.0 {
                 let _ =
                     write!(s, "<text class=tick x={:.1} y={}>{}</text>", x0 + 2.0, TOP - 8.0, duration(m.at_ms as f64));
@@ -827,8 +827,8 @@ fn racks_svg(req: &Request, peaks: &[u64], publishes: &[u64], hot: usize) -> Str
         let _ = write!(
             s,
             "<g class=\"rack{}\" data-testid=rack-{i} data-peak={peak} data-publishes={pubs}><title>{}</title>\
-             <rect class=rack-frame x={x:.1} y={TOP} width={w:.1} height={plot}/>\
-             <rect class=rack-fill x={x:.1} y={:.1} width={w:.1} height={h:.1}/>\
+             <rect class=rack-frame x={x:.1} y={TOP} width={w:.1} height={plot} />\
+             <rect class=rack-fill x={x:.1} y={:.1} width={w:.1} height={h:.1} />\
              <text class=tick x={:.1} y={:.1} text-anchor=middle>{}</text>\
              <text class=tick x={:.1} y={:.1} text-anchor=middle>#{i}{}</text></g>",
             if i == hot { " hot" } else { "" },

@@ -302,9 +302,9 @@ impl TwoPcRound {
         let (coord, coord_sub) = both("两位主管 · 对讲机", "协调者", "Supervisors · radios", "coordinator");
         let _ = write!(
             s,
-            "<g class=\"node coord\"><rect x=95 y=8 width=130 height=46 rx=8/>\
-             <g class=radio><title>{}</title><rect x=101 y=16 width=9 height=16 rx=2/><line x1=107 y1=16 x2=109 y2=8/>\
-             <rect x=210 y=16 width=9 height=16 rx=2/><line x1=216 y1=16 x2=218 y2=8/></g>\
+            "<g class=\"node coord\"><rect x=95 y=8 width=130 height=46 rx=8 />\
+             <g class=radio><title>{}</title><rect x=101 y=16 width=9 height=16 rx=2 /><line x1=107 y1=16 x2=109 y2=8 />\
+             <rect x=210 y=16 width=9 height=16 rx=2 /><line x1=216 y1=16 x2=218 y2=8 /></g>\
              <text x=160 y=28 text-anchor=middle>{}</text><text class=sub x=160 y=44 text-anchor=middle>{}</text></g>",
             req.t("对讲机", "walkie-talkies"),
             esc(&coord),
@@ -314,7 +314,7 @@ impl TwoPcRound {
             let _ = write!(
                 s,
                 "<g class=anim-out style=\"animation-delay:{back:.1}s\"><g class=\"crash-mark anim-in\" style=\"animation-delay:{fail:.1}s\">\
-                 <line x1=100 y1=10 x2=220 y2=52/><line x1=220 y1=10 x2=100 y2=52/>\
+                 <line x1=100 y1=10 x2=220 y2=52 /><line x1=220 y1=10 x2=100 y2=52 />\
                  <text x=160 y=68 text-anchor=middle>{}</text></g></g>\
                  <text class=\"recovered anim-in\" x=160 y=68 text-anchor=middle style=\"animation-delay:{back:.1}s\">{}</text>",
                 req.t("对讲机没电：协调者宕机", "radio dead: coordinator crashed"),
@@ -368,7 +368,7 @@ impl TwoPcRound {
             }
             let _ = write!(
                 s,
-                "<g class=\"node part\"><rect x={:.1} y={py} width=48 height=40 rx=6/>\
+                "<g class=\"node part\"><rect x={:.1} y={py} width=48 height=40 rx=6 />\
                  <text x={x:.1} y={:.1} text-anchor=middle>{} {}</text><text class=sub x={x:.1} y={:.1} text-anchor=middle>{}</text></g>",
                 x - 24.0,
                 py + 17.0,
@@ -383,7 +383,7 @@ impl TwoPcRound {
                 let _ = write!(
                     s,
                     "<g class=anim-out style=\"animation-delay:{release:.1}s\"><g class=\"lock anim-in\" style=\"animation-delay:{:.1}s\">\
-                     <rect x={:.1} y={:.1} width=10 height=8 rx=1/><path d=\"M{:.1},{:.1} v-4 a3,3 0 0 1 6,0 v4\"/></g></g>",
+                     <rect x={:.1} y={:.1} width=10 height=8 rx=1 /><path d=\"M{:.1},{:.1} v-4 a3,3 0 0 1 6,0 v4\"/></g></g>",
                     beats::ANSWER,
                     x + 14.0,
                     py + 2.0,
@@ -634,7 +634,7 @@ impl OutboxRound {
         let node = |s: &mut String, x: f64, y: f64, w: f64, class: &str, (a, b): (String, String)| {
             let _ = write!(
                 s,
-                "<g class=\"node {class}\"><rect x={x} y={y} width={w} height=46 rx=8/>\
+                "<g class=\"node {class}\"><rect x={x} y={y} width={w} height=46 rx=8 />\
                  <text x={:.1} y={:.1} text-anchor=middle>{}</text><text class=sub x={:.1} y={:.1} text-anchor=middle>{}</text></g>",
                 x + w / 2.0,
                 y + 20.0,
@@ -650,7 +650,7 @@ impl OutboxRound {
         // The local transaction: the order and its message row, in the same database.
         let _ = write!(
             s,
-            "<g class=\"db anim-in\" style=\"animation-delay:{:.1}s\"><rect x=8 y=80 width=110 height=74 rx=6/>\
+            "<g class=\"db anim-in\" style=\"animation-delay:{:.1}s\"><rect x=8 y=80 width=110 height=74 rx=6 />\
              <text x=63 y=96 text-anchor=middle>{}</text><text class=sub x=63 y=112 text-anchor=middle>orders + outbox</text></g>",
             beats::ASK,
             req.t("一个本地事务", "one local transaction")
@@ -676,7 +676,7 @@ impl OutboxRound {
             let _ = write!(
                 s,
                 "<g class=anim-out style=\"animation-delay:{back:.1}s\"><g class=\"crash-mark anim-in\" style=\"animation-delay:{fail:.1}s\">\
-                 <line x1=204 y1=10 x2=308 y2=52/><line x1=308 y1=10 x2=204 y2=52/>\
+                 <line x1=204 y1=10 x2=308 y2=52 /><line x1=308 y1=10 x2=204 y2=52 />\
                  <text x=256 y=68 text-anchor=middle>{}</text></g></g>\
                  <text class=\"recovered anim-in\" x=256 y=68 text-anchor=middle style=\"animation-delay:{back:.1}s\">{}</text>",
                 req.t("窗口关了：MQ 宕机", "window closed: MQ down"),
