@@ -145,7 +145,7 @@ impl Chart {
             x1 = x0 + 1.0;
         }
         y1 = y1.max(self.threshold.unwrap_or(0.0) * 1.1);
-        let ticks_y = nice_ticks(self.y_max.unwrap_or(y1).max(1e-9));
+        let ticks_y = ticks_from_zero(self.y_unit, self.y_max.unwrap_or(y1).max(1e-9));
         let y_top = *ticks_y.last().unwrap_or(&1.0);
         let y_top = if self.y_max.is_some() { self.y_max.unwrap_or(y_top) } else { y_top };
         let plot_w = WIDTH - LEFT - RIGHT;
@@ -180,7 +180,7 @@ impl Chart {
                 self.y_unit.label(*t)
             );
         }
-        for t in nice_ticks_between(x0, x1) {
+        for t in ticks_between(self.x_unit, x0, x1) {
             let x = px(t);
             let _ = write!(
                 s,
@@ -291,15 +291,38 @@ fn nice_step(span: f64) -> f64 {
     f * mag
 }
 
+/// Round steps of time, in ms: 1, 2, 5, 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min; 1, 2, 3, 6, 12 h; days.
+const TIME_STEPS_MS: [f64; 17] = [
+    1e3, 2e3, 5e3, 1e4, 1.5e4, 3e4, 6e4, 1.2e5, 3e5, 6e5, 9e5, 1.8e6, 3.6e6, 7.2e6, 1.08e7, 2.16e7, 4.32e7,
+];
+
+/// A step giving about 4 to 6 ticks across `span`, round in the unit's terms.
+fn step_for(unit: Unit, span: f64) -> f64 {
+    if unit == Unit::Ms && span >= 4_000.0 {
+        let raw = span / 5.0;
+        return TIME_STEPS_MS.iter().copied().find(|s| *s >= raw).unwrap_or_else(|| (raw / 8.64e7).ceil() * 8.64e7);
+    }
+    nice_step(span)
+}
+
 /// Ticks from 0 up to the first one at or above `max`.
 pub fn nice_ticks(max: f64) -> Vec<f64> {
-    let step = nice_step(max);
+    ticks_from_zero(Unit::Count, max)
+}
+
+/// Ticks from 0 up to the first one at or above `max`, round in the unit's terms.
+fn ticks_from_zero(unit: Unit, max: f64) -> Vec<f64> {
+    let step = step_for(unit, max);
     (0..=12).map(|i| i as f64 * step).take_while(|t| *t < max + step * 0.999).collect()
 }
 
 /// Ticks inside `[a, b]`.
 fn nice_ticks_between(a: f64, b: f64) -> Vec<f64> {
-    let step = nice_step(b - a);
+    ticks_between(Unit::Count, a, b)
+}
+
+fn ticks_between(unit: Unit, a: f64, b: f64) -> Vec<f64> {
+    let step = step_for(unit, b - a);
     let first = (a / step).ceil() * step;
     (0..=12).map(|i| first + i as f64 * step).take_while(|t| *t <= b + step * 1e-9).collect()
 }
@@ -360,6 +383,9 @@ mod tests {
         assert_eq!(nice_ticks(100.0), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
         assert_eq!(nice_ticks(0.37).last().copied(), Some(0.4));
         assert_eq!(nice_ticks_between(2.0, 50.0), vec![10.0, 20.0, 30.0, 40.0, 50.0]);
+        assert_eq!(ticks_between(Unit::Ms, 0.0, 3_240_000.0), vec![0.0, 900_000.0, 1_800_000.0, 2_700_000.0]);
+        assert_eq!(ticks_from_zero(Unit::Ms, 2_500_000.0).last().copied(), Some(3_000_000.0));
+        assert_eq!(ticks_between(Unit::Ms, 0.0, 900.0), nice_ticks_between(0.0, 900.0));
         assert_eq!(count(1_500_000.0), "1.5M");
         assert_eq!(count(25_000.0), "25k");
         assert_eq!(Unit::Share.label(0.125), "12.5%");

@@ -35,8 +35,8 @@ const el = (id) => page.locator(`[data-testid=${id}]`).first();
 const text = async (id) => ((await el(id).textContent()) || '').trim();
 const cursor = async () => Number(await text('cursor'));
 const shot = async (name) => {
-  await el('insight').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: path.join(out, `insight-${name}.png`), fullPage: true });
+  await page.waitForTimeout(150);
+  await el('insight').screenshot({ path: path.join(out, `insight-${name}.png`) });
 };
 const tab = async (view) => {
   await el(`tab-${view}`).click();
