@@ -176,7 +176,13 @@ await shot('reconcile-compensated-zh');
   await page.goto(new URL('embed-test.html', url).href);
   await page.evaluate(() => { window.heights = []; document.getElementById('outbox-lab').src = 'lab/?embed=1&scenario=seed-demo&lang=en&panel=twopc'; });
   const lab = page.frameLocator('#outbox-lab');
-  await lab.locator('[data-testid=insight-twopc] [data-testid=chart-twopc]').waitFor();
+  try {
+    await lab.locator('[data-testid=insight-twopc] [data-testid=chart-twopc]').waitFor();
+  } catch (e) {
+    const f = page.frames().find((f) => f.url().includes('panel=twopc'));
+    console.log('embedded insight did not answer:', f ? (await f.evaluate(() => document.body.innerHTML.slice(0, 3000))) : 'no frame', page.frames().map((f) => f.url()));
+    throw e;
+  }
   await page.waitForTimeout(500);
   const s = await page.evaluate(() => {
     const f = document.getElementById('outbox-lab');
