@@ -316,11 +316,7 @@ fn ticks_from_zero(unit: Unit, max: f64) -> Vec<f64> {
     (0..=12).map(|i| i as f64 * step).take_while(|t| *t < max + step * 0.999).collect()
 }
 
-/// Ticks inside `[a, b]`.
-fn nice_ticks_between(a: f64, b: f64) -> Vec<f64> {
-    ticks_between(Unit::Count, a, b)
-}
-
+/// Ticks inside `[a, b]`, round in the unit's terms.
 fn ticks_between(unit: Unit, a: f64, b: f64) -> Vec<f64> {
     let step = step_for(unit, b - a);
     let first = (a / step).ceil() * step;
@@ -382,10 +378,10 @@ mod tests {
         assert_eq!(nice_ticks(9.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
         assert_eq!(nice_ticks(100.0), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
         assert_eq!(nice_ticks(0.37).last().copied(), Some(0.4));
-        assert_eq!(nice_ticks_between(2.0, 50.0), vec![10.0, 20.0, 30.0, 40.0, 50.0]);
+        assert_eq!(ticks_between(Unit::Count, 2.0, 50.0), vec![10.0, 20.0, 30.0, 40.0, 50.0]);
         assert_eq!(ticks_between(Unit::Ms, 0.0, 3_240_000.0), vec![0.0, 900_000.0, 1_800_000.0, 2_700_000.0]);
         assert_eq!(ticks_from_zero(Unit::Ms, 2_500_000.0).last().copied(), Some(3_000_000.0));
-        assert_eq!(ticks_between(Unit::Ms, 0.0, 900.0), nice_ticks_between(0.0, 900.0));
+        assert_eq!(ticks_between(Unit::Ms, 0.0, 900.0), ticks_between(Unit::Count, 0.0, 900.0));
         assert_eq!(count(1_500_000.0), "1.5M");
         assert_eq!(count(25_000.0), "25k");
         assert_eq!(Unit::Share.label(0.125), "12.5%");

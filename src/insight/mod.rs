@@ -282,7 +282,7 @@ fn controls_key(controls: &str) -> u64 {
     while let Some(at) = rest.find(" value=") {
         kept.push_str(&rest[..at]);
         rest = &rest[at + 7..];
-        let end = rest.find(|c: char| c == ' ' || c == '>').unwrap_or(rest.len());
+        let end = rest.find([' ', '>']).unwrap_or(rest.len());
         rest = &rest[end..];
     }
     kept.push_str(rest);
