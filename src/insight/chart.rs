@@ -292,9 +292,8 @@ fn nice_step(span: f64) -> f64 {
 }
 
 /// Round steps of time, in ms: 1, 2, 5, 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min; 1, 2, 3, 6, 12 h; days.
-const TIME_STEPS_MS: [f64; 17] = [
-    1e3, 2e3, 5e3, 1e4, 1.5e4, 3e4, 6e4, 1.2e5, 3e5, 6e5, 9e5, 1.8e6, 3.6e6, 7.2e6, 1.08e7, 2.16e7, 4.32e7,
-];
+const TIME_STEPS_MS: [f64; 17] =
+    [1e3, 2e3, 5e3, 1e4, 1.5e4, 3e4, 6e4, 1.2e5, 3e5, 6e5, 9e5, 1.8e6, 3.6e6, 7.2e6, 1.08e7, 2.16e7, 4.32e7];
 
 /// A step giving about 4 to 6 ticks across `span`, round in the unit's terms.
 fn step_for(unit: Unit, span: f64) -> f64 {

@@ -175,6 +175,22 @@ pub fn play(spec: &RunSpec, notices: &mut Vec<String>) -> Option<Simulation> {
     link::play_bounded(spec, notices).map_err(|e| notices.push(e)).ok()
 }
 
+/// The views that read the lab's cursor; the others give the same answer at every step.
+pub const CURSOR_VIEWS: [&str; 2] = ["dashboard", "reconcile"];
+
+/// What an answer depends on: the request, without the cursor for views that do not read it
+/// (the worker answers a repeated request from its cache, so playing the lab with the 2PC
+/// view open costs nothing).
+pub fn cache_key(request: &str) -> String {
+    let (first, link) = request.split_once('\n').unwrap_or((request, ""));
+    let view = first.split('&').find_map(|p| p.strip_prefix("insight=")).unwrap_or(VIEWS[0].0);
+    if CURSOR_VIEWS.contains(&view) {
+        return request.to_string();
+    }
+    let link: Vec<&str> = link.split('&').filter(|p| !p.starts_with("step=") && !p.starts_with("?step=")).collect();
+    format!("{first}\n{}", link.join("&"))
+}
+
 /// Answers one request: `key \u{1} controls \u{1} body`.
 pub fn answer(text: &str) -> String {
     let mut req = Request::parse(text);
@@ -185,12 +201,12 @@ pub fn answer(text: &str) -> String {
         "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
         _ => (dashboard::controls(&mut req), dashboard::body(&mut req)),
     };
-    let mut tabs = format!("<nav class=tabs role=tablist aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
+    let mut tabs = format!("<nav class=tabs aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
     for (id, zh, en) in VIEWS {
         let on = id == req.view;
         let _ = write!(
             tabs,
-            "<button role=tab aria-selected={on} data-p=insight data-v={id} data-testid=tab-{id}>{}</button>",
+            "<button aria-pressed={on} data-p=insight data-v={id} data-testid=tab-{id}>{}</button>",
             req.t(zh, en)
         );
     }
@@ -362,10 +378,30 @@ mod tests {
                 for extra in ["", "&part=shards", "&part=fullscan&rows=2000", "&part=archive", "&from=lab"] {
                     let a = answer(&format!("insight={id}{extra}\n{link}"));
                     let bad = a.match_indices("/>").find(|(i, _)| !matches!(a.as_bytes()[i - 1], b' ' | b'"'));
-                    assert!(bad.is_none(), "{id}{extra} {link}: …{}", &a[bad.map_or(0, |b| b.0.saturating_sub(60))..][..80]);
+                    assert!(
+                        bad.is_none(),
+                        "{id}{extra} {link}: …{}",
+                        &a[bad.map_or(0, |b| b.0.saturating_sub(60))..][..80]
+                    );
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_the_views_that_read_the_cursor_depend_on_it() {
+        for (id, _, _) in VIEWS {
+            let a = format!("insight={id}\n?scenario=seed-demo&seed=2&step=3&lang=en");
+            let b = format!("insight={id}\n?scenario=seed-demo&seed=2&step=30&lang=en");
+            let same_key = cache_key(&a) == cache_key(&b);
+            assert_eq!(same_key, !CURSOR_VIEWS.contains(&id), "{id}");
+            if same_key {
+                assert_eq!(answer(&a), answer(&b), "{id} reads the cursor but is cached without it");
+            } else {
+                assert_ne!(answer(&a), answer(&b), "{id}");
+            }
+        }
+        assert_ne!(cache_key("insight=twopc\n?seed=1&step=2"), cache_key("insight=twopc\n?seed=2&step=2"));
     }
 
     #[test]
