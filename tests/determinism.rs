@@ -153,3 +153,9 @@ fn a_malformed_or_foreign_run_file_is_refused_with_a_clear_message() {
         assert!(err.contains(needle), "expected '{needle}' in: {err}");
     }
 }
+
+#[test]
+fn insight_answers_match_their_pinned_fingerprints() {
+    let bad = common::cases::insight_mismatches();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -24,6 +24,12 @@ fn wasm_traces_match_the_native_fingerprints() {
 }
 
 #[wasm_bindgen_test]
+fn wasm_insight_answers_match_the_native_fingerprints() {
+    let bad = common::cases::insight_mismatches();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[wasm_bindgen_test]
 fn wasm_seed_demo_trace_is_byte_identical_to_the_golden_file() {
     let trace = common::cases::trace_of(&common::cases::CASES[0]).unwrap();
     assert_eq!(trace, include_str!("golden/seed-demo.trace.jsonl"));

@@ -85,3 +85,27 @@ pub fn mismatches() -> Vec<String> {
         })
         .collect()
 }
+
+/// Insight answers (markup from replayed runs, 2PC rounds, float formatting) pinned the same
+/// way: the worker in the browser must draw exactly what the native tests check.
+pub const INSIGHT_CASES: &[(&str, u64)] = &[
+    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x5b16_4b74_29c4_1ceb),
+    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x621e_2f2a_3741_7f90),
+    ("insight=lanes\n?seed=1&lang=en", 0x0028_a064_05a0_a32c),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0xaa76_c86f_ab49_4035),
+    (
+        "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
+        0x2cd7_c9a3_26a8_4ec3,
+    ),
+];
+
+/// The insight cases whose answer differs from its pinned fingerprint.
+pub fn insight_mismatches() -> Vec<String> {
+    INSIGHT_CASES
+        .iter()
+        .filter_map(|(request, pinned)| {
+            let got = fingerprint(&outbox_lab::insight::answer(request));
+            (got != *pinned).then(|| format!("{request:?}: pinned {pinned:#018x}, got {got:#018x}"))
+        })
+        .collect()
+}
