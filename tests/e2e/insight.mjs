@@ -174,6 +174,8 @@ await shot('reconcile-compensated-zh');
 // ---- an insight view embedded in a course page under a sub-path ----
 {
   await page.goto(new URL('embed-test.html', url).href);
+  // The course page's own (lazy) frame first, then the insight view in its place.
+  await page.waitForFunction(() => window.heights.length > 0);
   await page.evaluate(() => { window.heights = []; document.getElementById('outbox-lab').src = 'lab/?embed=1&scenario=seed-demo&lang=en&panel=twopc'; });
   const lab = page.frameLocator('#outbox-lab');
   try {
