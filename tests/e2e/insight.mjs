@@ -195,6 +195,27 @@ await shot('reconcile-compensated-zh');
   await page.screenshot({ path: path.join(out, 'insight-embed-twopc.png'), fullPage: true });
 }
 
+// ---- every view on a 375 px phone, in dark mode: nothing wider than the screen ----
+{
+  const phone = await browser.newPage({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
+  phone.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`phone console.${m.type()}: ${m.text()}`); });
+  phone.on('pageerror', (e) => problems.push(`phone pageerror: ${e.message}`));
+  await phone.goto(`${url}?scenario=mq-outage-backoff&seed=1&lang=zh&step=60`);
+  await phone.waitForSelector('[data-testid=scene]');
+  await phone.locator('[data-testid=insight-open]').click();
+  for (const view of ['dashboard', 'twopc', 'lanes', 'scale', 'reconcile']) {
+    await phone.locator(`[data-testid=tab-${view}]`).click();
+    await phone.waitForSelector(`[data-testid=insight-${view}]`);
+    await phone.waitForTimeout(200);
+    const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
+    ok(wide <= 375, `phone, dark: the ${view} view fits 375 px (page ${wide} px wide)`);
+    await phone.locator('[data-testid=insight]').screenshot({ path: path.join(out, `insight-phone-dark-${view}.png`) });
+  }
+  const bg = await phone.evaluate(() => getComputedStyle(document.querySelector('.insight')).backgroundColor);
+  ok(/rgb\((\d+), (\d+), (\d+)\)/.test(bg) && bg.match(/\d+/g).slice(0, 3).every((c) => Number(c) < 80), `dark mode: the insight panel is dark (${bg})`);
+  await phone.close();
+}
+
 ok(problems.length === 0 && workerErrors.length === 0, `no console errors or warnings${problems.length + workerErrors.length ? ':\n  ' + problems.concat(workerErrors).join('\n  ') : ''}`);
 await browser.close();
 console.log(failures ? `${failures} insight check(s) failed` : 'all insight checks passed');
