@@ -64,6 +64,8 @@ pub struct InterviewQuestion {
     pub question: Bilingual,
     pub answer: Bilingual,
     pub show_me: ShowMe,
+    /// The insight view that shows the answer in numbers (an id of `crate::insight::VIEWS`).
+    pub insight: Option<&'static str>,
 }
 
 pub const MISCONCEPTIONS: &[Misconception] = &[
@@ -198,6 +200,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "2PC blocks: every participant prepares and holds its locks until the decision; the coordinator is a single point whose crash after prepare blocks everyone; and the more nodes, the likelier a round fails (1 − pⁿ). The local message table needs only local transactions and trades a measurable consistency window for availability and throughput.",
         },
         show_me: ShowMe { scenario: "two-pc-n-nodes", sets: &[] },
+        insight: Some("twopc"),
     },
     InterviewQuestion {
         id: "atomicity",
@@ -210,6 +213,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "The business row and the message row are written in one local transaction in the same database: commit makes both visible, rollback leaves neither. A scheduled relay then publishes from the table; a failed send is retried, never lost.",
         },
         show_me: ShowMe { scenario: "rollback", sets: &[] },
+        insight: Some("lanes"),
     },
     InterviewQuestion {
         id: "mq-down",
@@ -222,6 +226,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "Orders keep working; messages wait in the table as PENDING. Each failed send adds a retry and pushes next_retry_at out exponentially; those past the limit go DEAD. When the MQ is back the backlog drains batch by batch, and dead letters are re-sent by reconciliation or a person.",
         },
         show_me: ShowMe { scenario: "outage-dead-letters", sets: &[] },
+        insight: Some("dashboard"),
     },
     InterviewQuestion {
         id: "multi-instance",
@@ -234,6 +239,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "Pessimistic: SELECT … FOR UPDATE makes the second instance wait, SKIP LOCKED makes it skip locked rows. Optimistic: UPDATE … WHERE id = ? AND status = 'PENDING', and the side that affects 0 rows gives up. Even so, an instance that dies between the send and the status update causes a resend, so the consumer must be idempotent.",
         },
         show_me: ShowMe { scenario: "two-relays-skip-locked", sets: &[] },
+        insight: Some("scale"),
     },
     InterviewQuestion {
         id: "idempotent-consumer",
@@ -246,6 +252,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "Put the message's business key (order number, payment id) under a unique index in a dedup table. In the consumer's own local transaction: insert the key (a conflict means already done: just ack) → apply the effect → commit → ack. The dedup record and the effect commit or fail together.",
         },
         show_me: ShowMe { scenario: "consumer-crash-redelivery", sets: &[] },
+        insight: None,
     },
     InterviewQuestion {
         id: "index",
@@ -258,6 +265,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "A composite index on (status, next_retry_at) for the scan: WHERE status = 'PENDING' AND next_retry_at <= now ORDER BY next_retry_at LIMIT n; and a unique index on the business key as the idempotency anchor. With the index, the rows a scan reads depend on the batch size, not on the table size.",
         },
         show_me: ShowMe { scenario: "full-scan-incident", sets: &["index=true"] },
+        insight: Some("scale"),
     },
     InterviewQuestion {
         id: "scale",
@@ -270,6 +278,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "Three moves: the composite index with a batched LIMIT; shards by a hash of the business key, each scanned and published on its own (find the hot keys first); and archiving old DONE rows to a history table to keep the hot table small. Monitor backlog and scan latency per shard.",
         },
         show_me: ShowMe { scenario: "archive", sets: &[] },
+        insight: Some("scale"),
     },
     InterviewQuestion {
         id: "nothing-lost",
@@ -282,6 +291,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "Reconcile the three ledgers: business rows, message rows, consumer results. Order without message, message sent without result, result without order, double result, dead letter: each is a kind of gap. Re-publish what can be re-published (no status moves back) and hand the rest to a person. Alert on backlog, failure rate and dead letters as well.",
         },
         show_me: ShowMe { scenario: "reconcile-compensate", sets: &[] },
+        insight: Some("reconcile"),
     },
     InterviewQuestion {
         id: "consistency-window",
@@ -294,6 +304,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "The consistency window is the time from the order's commit to its effect downstream; watch p50, p99 and max. The scan interval, batch size, backoff and downstream time set it: a shorter interval, more locked relays and shards shrink it, at the cost of database load.",
         },
         show_me: ShowMe { scenario: "happy-path", sets: &["scan_interval_ms=10000"] },
+        insight: Some("dashboard"),
     },
     InterviewQuestion {
         id: "cdc",
@@ -306,6 +317,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "The write is the same: business row and message row in one transaction. The difference is delivery: the local message table polls the table from the application; CDC tails the database's commit log, with lower latency and no scan load, but one more system to run. Both are at-least-once downstream, so both need an idempotent consumer.",
         },
         show_me: ShowMe { scenario: "seed-demo", sets: &[] },
+        insight: None,
     },
 ];
 

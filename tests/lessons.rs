@@ -48,6 +48,21 @@ fn every_interview_question_links_to_a_runnable_scenario() {
 }
 
 #[test]
+fn the_insight_links_name_real_views_and_most_questions_have_one() {
+    let ids: Vec<&str> = outbox_lab::insight::VIEWS.iter().map(|v| v.0).collect();
+    for q in INTERVIEW_QUESTIONS {
+        if let Some(v) = q.insight {
+            assert!(ids.contains(&v), "{}: unknown insight view {v}", q.id);
+        }
+    }
+    let linked: Vec<&str> = INTERVIEW_QUESTIONS.iter().filter_map(|q| q.insight).collect();
+    assert!(linked.len() >= 6, "{linked:?}");
+    for v in ["twopc", "lanes", "dashboard", "scale", "reconcile"] {
+        assert!(linked.contains(&v), "no question leads to the {v} view");
+    }
+}
+
+#[test]
 fn the_ai_scenario_refunds_each_tool_call_once_and_twice_without_dedup() {
     let with = run(&AI_SCENARIO.show_me);
     assert_eq!(with.orders_committed, 12);

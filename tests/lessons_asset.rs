@@ -52,10 +52,15 @@ fn half(zh: bool) -> String {
     ));
     for q in INTERVIEW_QUESTIONS {
         h.push_str(&format!(
-            "<li><details data-testid=\"q-{id}\"><summary>{}</summary><p data-testid=\"a-{id}\">{}</p>{}</details></li>\n",
+            "<li><details data-testid=\"q-{id}\"><summary>{}</summary><p data-testid=\"a-{id}\">{}</p>{}{}</details></li>\n",
             t(&q.question),
             t(&q.answer),
             button(&q.show_me, &format!("go-{}", q.id), &l("在实验里看 ▶", "See it in the lab ▶")),
+            q.insight.map_or(String::new(), |v| format!(
+                " <button class=\"go\" data-p=\"insight\" data-v=\"{v}\" data-testid=\"insight-{}\">{}</button>",
+                q.id,
+                l("在洞察面板里看 ▶", "See it in numbers ▶")
+            )),
             id = q.id
         ));
     }

@@ -140,6 +140,12 @@ pub fn click(lab: Lab, params: RwSignal<Vec<String>>, el: &web_sys::Element) {
     let attr = |n: &str| b.get_attribute(n);
     if let (Some(p), Some(v)) = (attr("data-p"), attr("data-v")) {
         set(params, &p, &v);
+        // From a lesson: bring the panel into view.
+        if let (Ok(None), Ok(Some(panel))) =
+            (b.closest(".insight"), b.closest(".learn").map(|l| l.and_then(|l| l.first_element_child())))
+        {
+            panel.scroll_into_view();
+        }
     } else if let Some(at) = attr("data-at").and_then(|a| a.parse().ok()) {
         lab.playing.set(false);
         lab.go(at);

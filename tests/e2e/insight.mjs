@@ -171,6 +171,18 @@ ok(Number(await text('total')) > len, 'compensate runs the reconciler in the lab
 ok(await page.locator('tr[class*=gap-]').count() < gaps, 'after compensating, fewer gaps remain at closing time');
 await shot('reconcile-compensated-zh');
 
+// ---- an interview answer opens the insight view that shows it in numbers ----
+{
+  await page.goto(`${url}?scenario=seed-demo&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  await el('lessons-open').click();
+  await page.locator('[data-testid=q-why-not-2pc] summary').click();
+  await el('insight-why-not-2pc').click();
+  await page.waitForSelector('[data-testid=insight-twopc] [data-testid=chart-twopc]');
+  const inView = await page.evaluate(() => { const r = document.querySelector('[data-testid=insight]').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; });
+  ok(inView, '"why not 2PC?" opens the 2PC view and scrolls to it');
+}
+
 // ---- an insight view embedded in a course page under a sub-path ----
 {
   await page.goto(new URL('embed-test.html', url).href);
