@@ -139,6 +139,9 @@ pub fn play_bounded(spec: &RunSpec, notices: &mut Vec<String>) -> Result<Simulat
     })
 }
 
+/// The panels that are insight views (`crate::insight::VIEWS`, tested to match).
+pub const INSIGHT_PANELS: [&str; 5] = ["dashboard", "twopc", "lanes", "scale", "reconcile"];
+
 /// The scenario a link without (or with a bad) `scenario=` opens.
 pub const DEFAULT_SCENARIO: &str = "seed-demo";
 

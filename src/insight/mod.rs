@@ -362,6 +362,7 @@ mod tests {
 
     #[test]
     fn every_view_can_be_embedded_by_name() {
+        assert_eq!(crate::link::INSIGHT_PANELS.to_vec(), VIEWS.map(|v| v.0).to_vec());
         for (id, _, _) in VIEWS {
             assert!(crate::link::PANELS.contains(&id), "{id}");
             let (state, notices) = crate::link::parse(&format!("?embed=1&panel={id}"));

@@ -261,7 +261,7 @@ pub fn LabPage(
             <Lessons
                 lab=lab
                 open=lab.panel == Some("lessons")
-                insight=lab.panel.filter(|p| crate::insight::VIEWS.iter().any(|v| v.0 == *p))
+                insight=lab.panel.filter(|p| url_state::INSIGHT_PANELS.contains(p))
             />
         </main>
     }
