@@ -272,7 +272,7 @@ pub fn LabPage(
 #[component]
 fn Notices(lab: Lab) -> impl IntoView {
     let markup = move || {
-        let title = lab.words().t("notice_title");
+        let (title, close) = (lab.words().t("notice_title"), lab.words().t("close"));
         lab.notices.with(|n| {
             if n.is_empty() {
                 return String::new();
@@ -280,7 +280,7 @@ fn Notices(lab: Lab) -> impl IntoView {
             let items: String = n.iter().take(10).map(|x| format!("<li>{}</li>", super::scene::esc(x))).collect();
             format!(
                 "<div class=notice role=alert data-testid=notice><strong>{title}</strong><ul>{items}</ul>\
-                 <button data-testid=notice-close aria-label=close>×</button></div>"
+                 <button data-testid=notice-close aria-label={close}>×</button></div>"
             )
         })
     };

@@ -391,7 +391,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
             </p>
             <div class="inject-order">
                 <button class="inject" data-testid="inject-order" data-cmd="order">{tr(lab, "place_order")}</button>
-                <label>"¥" <input class="amount" data-testid="order-amount" value="12.50"/></label>
+                <label>"¥" <input class="amount" data-testid="order-amount" aria-label="金额 / amount" value="12.50"/></label>
                 <label>
                     {tr(lab, "fault")} " "
                     <select data-testid="order-fault">
@@ -404,7 +404,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
             </div>
             <div class="inject-row">
                 <button class="inject" data-testid="inject-outage" data-cmd="outage">{tr(lab, "outage_start")}</button>
-                <select data-testid="outage-duration">
+                <select data-testid="outage-duration" aria-label="时长 / duration">
                     <option value="60000">"1 min"</option>
                     <option value="600000" selected>"10 min"</option>
                     <option value="3600000">"1 h"</option>

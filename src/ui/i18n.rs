@@ -93,6 +93,7 @@ impl Words {
             ),
             "place_order" => p("收银台接一单", "下单（本地事务）", "Take an order", "Place an order"),
             "fault" => l("事务故障", "Transaction fault"),
+            "close" => l("关闭", "Close"),
             "fault_none" => l("不出错", "no fault"),
             "fault_after_order" => l("写完订单后出错", "after INSERT orders"),
             "fault_after_msg" => l("写完消息后出错", "after INSERT outbox"),

@@ -1,8 +1,9 @@
 // End-to-end: drives the release build (served from a sub-path) in headless Chromium with
 // playwright-core. Walks seed-demo event by event to the end with the keyboard, checks the
 // page against the native core's summary, walks every other scenario, plays at 16×, tries
-// both languages and both vocabularies and a bad link, reads the console for errors, and
-// saves screenshots to tests/e2e/out/.
+// both languages and both vocabularies and a bad link, checks a 375 px phone, the dark theme
+// and the keyboard (Tab order, names, focus rings), reads the console for errors, and saves
+// screenshots to tests/e2e/out/.
 //   node tests/e2e/walk.mjs <url> <expected-summary.json> <out-dir>
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -258,6 +259,105 @@ await shot('lessons-en-ai');
   await lab.locator('[data-testid=show-send-then-commit]').click();
   ok((await lab.locator('[data-testid=scenario]').inputValue()) === 'send-then-commit', '"show me" works inside the frame');
   await page.screenshot({ path: path.join(out, 'embed-lessons.png'), fullPage: true });
+}
+
+// ---- a 375 px phone: no sideways page scroll, one column, the stage scales, tables scroll in their box ----
+{
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${url}?scenario=seed-demo&step=24`);
+  await page.waitForSelector('[data-testid=scene]');
+  const wide = () => page.evaluate(() => document.documentElement.scrollWidth);
+  let w = await wide();
+  ok(w <= 375, `375×740: no horizontal page scroll (scrollWidth ${w})`);
+  const layout = await page.evaluate(() => {
+    const cols = [...document.querySelectorAll('.panels > .col')].map((c) => c.getBoundingClientRect());
+    const svg = document.querySelector('svg.scene').getBoundingClientRect();
+    const box = document.querySelector('[data-testid=table] .scroll');
+    return { lefts: cols.map((c) => Math.round(c.left)), stacked: cols.length === 2 && cols[1].top >= cols[0].bottom, svg: Math.round(svg.width), overflow: getComputedStyle(box).overflowX, inner: box.scrollWidth, outer: box.clientWidth };
+  });
+  ok(layout.stacked && layout.lefts[0] === layout.lefts[1], `the panels stack in one column (lefts ${layout.lefts})`);
+  ok(layout.svg > 300 && layout.svg <= 375, `the stage scales to the width (${layout.svg}px)`);
+  ok(layout.overflow === 'auto' && layout.inner > layout.outer, `the message table scrolls inside its box (${layout.inner} in ${layout.outer}px)`);
+  await shot('phone');
+  // Longer English words, the technical view and the lessons do not widen the page either.
+  await page.click('[data-testid=lang]');
+  await page.click('[data-testid=view]');
+  await page.click('[data-testid=lessons-open]');
+  await page.waitForSelector('[data-testid=lessons-body]');
+  w = await wide();
+  ok(w <= 375, `375×740 in English, technical, lessons open: no horizontal page scroll (scrollWidth ${w})`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+// ---- dark mode follows the system ----
+{
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`${url}?scenario=seed-demo&step=24`);
+  await page.waitForSelector('[data-testid=scene]');
+  const c = await page.evaluate(() => {
+    const rgb = (s) => (s.match(/[\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }).reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+    // The page's background: the body's, or (transparent body) the root's.
+    let bg = rgb(getComputedStyle(document.body).backgroundColor);
+    if (bg.length === 4 && bg[3] === 0) bg = rgb(getComputedStyle(document.documentElement).backgroundColor);
+    const fg = rgb(getComputedStyle(document.body).color);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    return { bg: lum(bg), ratio: (hi + 0.05) / (lo + 0.05), scheme: document.querySelector('meta[name=color-scheme]')?.content };
+  });
+  ok(c.bg < 0.05, `prefers-color-scheme: dark gives a dark page (background luminance ${c.bg.toFixed(3)})`);
+  ok(c.ratio >= 4.5, `body text on it meets WCAG AA (contrast ${c.ratio.toFixed(1)}:1)`);
+  ok(c.scheme === 'light dark', 'the page declares <meta name=color-scheme content="light dark">');
+  await shot('dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+// ---- the keyboard: Tab reaches every control, each named and ringed ----
+{
+  await page.goto(`${url}?scenario=seed-demo&step=5`);
+  await page.waitForSelector('[data-testid=scene]');
+  const seen = [];
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const f = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const name = (el.getAttribute('aria-label') || [...(el.labels || [])].map((l) => l.textContent).join(' ') || el.textContent || el.getAttribute('title') || '').trim();
+      const style = getComputedStyle(el);
+      return { id: el.dataset.testid || el.tagName.toLowerCase(), inControls: !!el.closest('[data-testid=controls]'), name, ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2, visible: el.matches(':focus-visible') };
+    });
+    if (!f) break;
+    if (seen.length && seen[0].id === f.id) break; // wrapped around
+    seen.push(f);
+  }
+  const want = await page.$$eval('[data-testid=controls] :is(button, select, input, a[href]):not(:disabled)', (els) => els.map((e) => e.dataset.testid));
+  const reached = new Set(seen.filter((f) => f.inControls).map((f) => f.id));
+  const missing = want.filter((id) => !reached.has(id));
+  ok(want.length >= 14 && missing.length === 0, `Tab reaches all ${want.length} controls of the controls bar${missing.length ? ` (missing: ${missing})` : ''}`);
+  const unnamed = seen.filter((f) => !f.name).map((f) => f.id);
+  ok(seen.length > want.length && unnamed.length === 0, `every one of the ${seen.length} tab stops has an accessible name${unnamed.length ? ` (unnamed: ${unnamed})` : ''}`);
+  const unringed = seen.filter((f) => !f.ring || !f.visible).map((f) => f.id);
+  ok(unringed.length === 0, `and a visible focus ring${unringed.length ? ` (none on: ${unringed})` : ''}`);
+  // Enter presses the button reached with Tab (Space stays the page's play/pause key).
+  await page.focus('[data-testid=seed]');
+  await page.keyboard.press('Tab');
+  const lang = await page.getAttribute('[data-testid=lab]', 'data-lang');
+  await page.keyboard.press('Enter');
+  ok((await page.getAttribute('[data-testid=lab]', 'data-lang')) !== lang && (await cursor()) === 5, 'Enter on a button reached with Tab presses it');
+  // The ring stands out from the page (WCAG non-text contrast 3:1) in both themes.
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.focus('[data-testid=seed]');
+    await page.keyboard.press('Tab');
+    const r = await page.evaluate(() => {
+      const rgb = (s) => (s.match(/[\d.]+/g) || []).map(Number);
+      const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }).reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const s = getComputedStyle(document.activeElement);
+      const [hi, lo] = [lum(rgb(s.outlineColor)), lum(rgb(getComputedStyle(document.documentElement).backgroundColor))].sort((a, b) => b - a);
+      return { style: s.outlineStyle, width: s.outlineWidth, ratio: (hi + 0.05) / (lo + 0.05) };
+    });
+    ok(r.style === 'solid' && r.ratio >= 3, `${scheme}: the focus ring is ${r.width} ${r.style}, ${r.ratio.toFixed(1)}:1 against the page`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 ok(problems.length === 0, `no console errors or warnings${problems.length ? ':\n  ' + problems.join('\n  ') : ''}`);
