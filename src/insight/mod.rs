@@ -78,7 +78,7 @@ impl Request {
                     Some(x) => view = x.0,
                     None => notices.push(format!(
                         "insight=\"{}\": {} (→ {})",
-                        esc(v),
+                        v,
                         VIEWS.map(|x| x.0).join(" | "),
                         VIEWS[0].0
                     )),
@@ -114,7 +114,6 @@ impl Request {
         match raw.parse::<f64>() {
             Ok(v) if v.is_finite() && v >= min && v <= max => v,
             _ => {
-                let raw = esc(raw);
                 self.notices.push(format!("{name}=\"{raw}\": a number in {min}..={max} (→ {default})"));
                 default
             }
@@ -127,7 +126,6 @@ impl Request {
         match raw.parse::<u64>() {
             Ok(v) if (min..=max).contains(&v) => v,
             _ => {
-                let raw = esc(raw);
                 self.notices.push(format!("{name}=\"{raw}\": a whole number in {min}..={max} (→ {default})"));
                 default
             }
@@ -140,7 +138,6 @@ impl Request {
         match allowed.iter().find(|a| **a == raw) {
             Some(a) => a,
             None => {
-                let raw = esc(raw);
                 self.notices.push(format!("{name}=\"{raw}\": {} (→ {default})", allowed.join(" | ")));
                 default
             }
@@ -217,10 +214,9 @@ pub fn answer(text: &str) -> String {
         let items: String = req.notices.iter().take(10).map(|n| format!("<li>{}</li>", esc(n))).collect();
         format!("<ul class=insight-notices role=alert data-testid=insight-notices>{items}</ul>")
     };
-    let controls =
-        format!("<style>{}</style>{tabs}<div class=insight-controls data-view={}>{controls}</div>", STYLE, req.view);
+    let controls = format!("{tabs}<div class=insight-controls data-view={}>{controls}</div>", req.view);
     format!(
-        "{} {} {:x}\u{1}{controls}\u{1}{notices}<div class=insight-body data-testid=insight-{}>{body}</div>",
+        "{} {} {:x}\u{1}<style>{STYLE}</style>{controls}\u{1}{notices}<div class=insight-body data-testid=insight-{}>{body}</div>",
         req.view,
         req.lang.code(),
         controls_key(&controls),
