@@ -149,7 +149,7 @@ impl Words {
             "ahead" => l("之后会在事件", "breaks later at event"),
             "states" => l("消息状态机", "Message state machine"),
             "summary" => l("本轮统计（到当前一步）", "Counts (up to this step)"),
-            "notice_title" => l("链接参数有误，已用默认值", "Bad link parameters; using defaults"),
+            "notice_title" => l("以下内容没能使用（其余照常）", "Some of this could not be used (the rest works as usual)"),
             _ => key,
         }
     }
