@@ -39,8 +39,10 @@ const shot = async (name) => {
   await el('insight').screenshot({ path: path.join(out, `insight-${name}.png`) });
 };
 const tab = async (view) => {
+  const t0 = Date.now();
   await el(`tab-${view}`).click();
   await page.waitForSelector(`[data-testid=insight-${view}]`);
+  console.log(`     (${view}: answered in ${Date.now() - t0} ms)`);
 };
 // Waits until the body differs from `before` (the worker answered the last request).
 const changed = async (before) => page.waitForFunction((b) => document.querySelector('.insight-b').innerHTML !== b, before);
@@ -50,8 +52,10 @@ const body = () => page.evaluate(() => document.querySelector('.insight-b').inne
 await page.goto(`${url}?scenario=mq-outage-backoff&seed=1&lang=en`);
 await page.waitForSelector('[data-testid=scene]');
 ok(!requested.some((n) => n.includes('insight')), 'the first load does not fetch the insight worker');
+const opened = Date.now();
 await el('insight-open').click();
 await page.waitForSelector('[data-testid=insight-dashboard] [data-testid=chart-backlog]');
+console.log(`     (first open: worker fetched, compiled and answered in ${Date.now() - opened} ms)`);
 ok(requested.some((n) => n.endsWith('/course/lesson-7/outbox-insight_bg.wasm')), 'opening the panel starts the worker (outbox-insight_bg.wasm fetched, under the sub-path)');
 
 // ---- dashboard ----
