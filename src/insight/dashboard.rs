@@ -119,15 +119,18 @@ fn alerts_of(c: &Chart, metric: &'static str, name: &str, sim: &Simulation) -> V
             let hi = first.points.partition_point(|p| p.0 <= to);
             let peak = first.points[lo..hi.max(lo)].iter().map(|p| p.1).filter(|y| *y > level).fold(0.0, f64::max);
             let still_firing = last.is_some_and(|(x, y)| x == to && y > level);
+            // The shading starts at the last calm sample; the alert is raised at the first
+            // sample above the threshold (when a monitor evaluating the samples would fire).
+            let raised = first.points[lo..hi.max(lo)].iter().find(|p| p.1 > level).map_or(from, |p| p.0);
             Alert {
                 metric,
                 name: name.to_string(),
                 unit: c.y_unit,
-                from_ms: from,
+                from_ms: raised,
                 to_ms: to,
                 still_firing,
                 peak,
-                at_event: events.partition_point(|e| (e.at_ms as f64) < from),
+                at_event: events.partition_point(|e| (e.at_ms as f64) < raised),
             }
         })
         .collect()
@@ -562,6 +565,27 @@ fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> String {
 mod tests {
     use super::super::answer;
     use super::*;
+
+    #[test]
+    fn an_alert_is_raised_at_the_first_sample_above_and_cleared_at_the_first_below() {
+        let sim =
+            crate::sim::scenario::RunSpec::builtin("seed-demo", 1).and_then(|s| s.play().map_err(|e| e.to_string()));
+        let sim = sim.expect("seed-demo plays");
+        let c = Chart::new("t", "t", "x", Unit::Ms, "y", Unit::Count).line(
+            "a",
+            "s0",
+            vec![(0.0, 1.0), (10_000.0, 5.0), (20_000.0, 7.0), (30_000.0, 2.0)],
+        );
+        let c = Chart { threshold: Some(4.0), ..c };
+        let a = alerts_of(&c, "m", "m", &sim);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].from_ms, a[0].to_ms, a[0].peak, a[0].still_firing), (10_000.0, 30_000.0, 7.0, false));
+        assert!(
+            sim.events()[a[0].at_event].at_ms >= 10_000,
+            "the cursor goes to the first event at or after the raise"
+        );
+        assert!(a[0].at_event == 0 || sim.events()[a[0].at_event - 1].at_ms < 10_000);
+    }
 
     /// (controls, body, notices) of a dashboard request.
     fn parts(text: &str) -> (String, String) {
