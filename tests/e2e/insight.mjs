@@ -207,7 +207,9 @@ await shot('reconcile-compensated-zh');
     return { last: window.heights[window.heights.length - 1], frame: f.clientHeight, inner: f.contentDocument.body.offsetHeight };
   });
   ok(s.last > 600 && s.frame === s.last && s.inner === s.last, `embedded 2PC view sizes its frame (frame ${s.frame}px, lab ${s.inner}px)`);
-  ok(!(await lab.locator('[data-testid=lessons]').isVisible()) && !(await lab.locator('[data-testid=scene]').isVisible()), 'only the insight panel is shown');
+  ok(!(await lab.locator('[data-testid=lessons]').isVisible()) && !(await lab.locator('[data-testid=scene]').isVisible()) && !(await lab.locator('[data-testid=controls]').isVisible()), 'only the insight panel is shown');
+  const clipped = await lab.locator('[data-testid=insight]').evaluate((p) => [...p.querySelectorAll('section, figure, table')].filter((e) => e.getBoundingClientRect().right > p.getBoundingClientRect().right + 1).length);
+  ok(clipped === 0, `nothing in the embedded view pokes out of its panel (${clipped})`);
   await page.screenshot({ path: path.join(out, 'insight-embed-twopc.png'), fullPage: true });
 }
 
