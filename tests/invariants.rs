@@ -60,6 +60,13 @@ fn random_config(seed: u64) -> Config {
     if r.chance_ppm(200_000) {
         c.index = false;
     }
+    // The monitor (drawn last, so the rest of each seed's mix stays as it was): it only
+    // watches, so every invariant must hold with alerts in the log too.
+    if r.chance_ppm(300_000) {
+        c.alert_backlog_rows = r.between(1, 20);
+        c.alert_window_p99_ms = r.between(1_000, 600_000);
+        c.alert_failure_rate = rate(&mut r, 500_000);
+    }
     c.validate().unwrap();
     c
 }

@@ -214,3 +214,39 @@ fn scenarios_round_trip_as_data() {
         assert_eq!(back, s);
     }
 }
+
+/// Monitoring watches and never acts: with thresholds the log gains alert events at sample
+/// times, raised and cleared in turn per metric, and nothing else changes.
+#[test]
+fn alerts_are_events_at_sample_times_and_change_nothing_else() {
+    let s = scenario::find("mq-outage-backoff").unwrap();
+    let quiet = sim::run(&s, s.config.clone(), 1).unwrap();
+    assert!(!kinds(&quiet).iter().any(|k| k.starts_with("Alert")), "no thresholds, no alerts");
+    let mut config = s.config.clone();
+    for (k, v) in [("alert_backlog_rows", "1"), ("alert_window_p99_ms", "600000"), ("alert_failure_rate", "0.2")] {
+        config.set(k, v).unwrap();
+    }
+    let watched = sim::run(&s, config.clone(), 1).unwrap();
+    let interval = config.metrics_interval_ms;
+    let mut firing = std::collections::BTreeMap::new();
+    let mut alerts = 0;
+    for e in watched.events() {
+        let (metric, raised) = match &e.kind {
+            EventKind::AlertRaised { metric, value, threshold } => {
+                assert!(value > threshold, "{e:?}");
+                (format!("{metric:?}"), true)
+            }
+            EventKind::AlertCleared { metric, .. } => (format!("{metric:?}"), false),
+            _ => continue,
+        };
+        alerts += 1;
+        assert_eq!(e.at_ms % interval, 0, "an alert comes from a sample: {e:?}");
+        let was = firing.insert(metric, raised).unwrap_or(false);
+        assert_ne!(was, raised, "raised and cleared take turns: {e:?}");
+    }
+    assert!(alerts >= 4, "the outage raises and clears alerts ({alerts})");
+    let strip = |sim: &Simulation| -> Vec<(u64, EventKind)> {
+        sim.events().iter().filter(|e| !e.kind.name().starts_with("Alert")).map(|e| (e.at_ms, e.kind.clone())).collect()
+    };
+    assert_eq!(strip(&watched), strip(&quiet), "the system did exactly the same");
+}

@@ -11,7 +11,8 @@
 
 use super::chart::{self, Chart, Unit};
 use super::{duration, esc, Request};
-use crate::sim::metrics::Sample;
+use crate::sim::event::{AlertMetric, EventKind};
+use crate::sim::metrics::{AlertThresholds, Monitor, Sample};
 use crate::sim::outbox_table::RETRY_BUCKETS;
 use crate::sim::Simulation;
 use std::fmt::Write;
@@ -38,13 +39,33 @@ struct Thresholds {
     fail: f64,
 }
 
-/// Reads the thresholds. `controls` and `body` both read them; a bad value's notice is kept once.
+impl Thresholds {
+    /// As the core's monitor takes them (the failure rate in parts per million).
+    fn for_monitor(&self) -> AlertThresholds {
+        AlertThresholds {
+            backlog_rows: self.backlog,
+            window_p99_ms: self.p99_ms,
+            failure_rate_ppm: (self.fail * 10_000.0).round() as u64,
+        }
+    }
+}
+
+/// Reads the thresholds. Unset ones default to the run's own `alert_*` settings if it has
+/// any (its event log then holds the same alerts), else to values that stay quiet in a
+/// healthy run. `controls` and `body` both read them; a bad value's notice is kept once.
 fn thresholds(req: &mut Request) -> Thresholds {
     let before = req.notices.len();
+    let run = req.spec().map(|s| AlertThresholds::of(&s.config)).unwrap_or_default();
+    let watched = run != AlertThresholds::default();
+    let (backlog, p99, fail) = if watched {
+        (run.backlog_rows, run.window_p99_ms, run.failure_rate_ppm as f64 / 10_000.0)
+    } else {
+        (DEFAULT_BACKLOG, DEFAULT_P99_MS, DEFAULT_FAIL_PERCENT)
+    };
     let t = Thresholds {
-        backlog: req.whole("backlog", DEFAULT_BACKLOG, 0, MAX_BACKLOG),
-        p99_ms: req.whole("p99", DEFAULT_P99_MS, 0, MAX_P99_MS),
-        fail: req.number("fail", DEFAULT_FAIL_PERCENT, 0.0, 100.0),
+        backlog: req.whole("backlog", backlog.min(MAX_BACKLOG), 0, MAX_BACKLOG),
+        p99_ms: req.whole("p99", p99.min(MAX_P99_MS), 0, MAX_P99_MS),
+        fail: req.number("fail", fail, 0.0, 100.0),
     };
     let new: Vec<String> = req.notices.drain(before..).collect();
     for n in new {
@@ -104,36 +125,79 @@ struct Alert {
     peak: f64,
     /// The first event at or after `from_ms` (the lab's cursor value that shows the run up to it).
     at_event: usize,
+    kind: AlertMetric,
 }
 
-/// The alerts of a chart with a threshold: its alert spans, with the peak of its first series.
-fn alerts_of(c: &Chart, metric: &'static str, name: &str, sim: &Simulation) -> Vec<Alert> {
-    let (Some(level), Some(first)) = (c.threshold, c.series.first()) else { return Vec::new() };
-    let last = first.points.last().copied();
+/// The alerts the core's monitor raises over these samples with these thresholds (the same
+/// rules that put `AlertRaised` / `AlertCleared` in the event log), with each one's peak.
+fn alerts_of(samples: &[Sample], t: &AlertThresholds, zh: bool, sim: &Simulation) -> Vec<Alert> {
+    let mut monitor = Monitor::default();
+    let mut open: Vec<Alert> = Vec::new();
+    let mut done: Vec<Alert> = Vec::new();
     let events = sim.events();
-    c.alert_spans()
-        .into_iter()
-        .map(|(from, to)| {
-            // The points are in time order: the span's are found by binary search.
-            let lo = first.points.partition_point(|p| p.0 < from);
-            let hi = first.points.partition_point(|p| p.0 <= to);
-            let peak = first.points[lo..hi.max(lo)].iter().map(|p| p.1).filter(|y| *y > level).fold(0.0, f64::max);
-            let still_firing = last.is_some_and(|(x, y)| x == to && y > level);
-            // The shading starts at the last calm sample; the alert is raised at the first
-            // sample above the threshold (when a monitor evaluating the samples would fire).
-            let raised = first.points[lo..hi.max(lo)].iter().find(|p| p.1 > level).map_or(from, |p| p.0);
-            Alert {
-                metric,
-                name: name.to_string(),
-                unit: c.y_unit,
-                from_ms: raised,
-                to_ms: to,
-                still_firing,
-                peak,
-                at_event: events.partition_point(|e| (e.at_ms as f64) < raised),
+    for x in samples {
+        for change in monitor.observe(x, t) {
+            match change {
+                EventKind::AlertRaised { metric, .. } => {
+                    let (id, name, unit) = about(metric, zh);
+                    open.push(Alert {
+                        metric: id,
+                        name: name.to_string(),
+                        unit,
+                        from_ms: x.at_ms as f64,
+                        to_ms: x.at_ms as f64,
+                        still_firing: true,
+                        peak: 0.0,
+                        // The cursor value that shows the first event at or after the raise
+                        // (the AlertRaised event itself when the run has these thresholds).
+                        at_event: (events.partition_point(|e| e.at_ms < x.at_ms) + 1).min(events.len()),
+                        kind: metric,
+                    });
+                }
+                EventKind::AlertCleared { metric, .. } => {
+                    if let Some(i) = open.iter().position(|a| a.kind == metric) {
+                        let mut a = open.remove(i);
+                        a.to_ms = x.at_ms as f64;
+                        a.still_firing = false;
+                        done.push(a);
+                    }
+                }
+                _ => {}
             }
-        })
-        .collect()
+        }
+        for a in open.iter_mut() {
+            if let Some(v) = a.kind.value(x) {
+                a.peak = a.peak.max(shown(a.kind, v));
+            }
+            a.to_ms = x.at_ms as f64;
+        }
+    }
+    done.extend(open);
+    done
+}
+
+/// A metric's id (for `data-metric`), name and unit.
+fn about(metric: AlertMetric, zh: bool) -> (&'static str, &'static str, Unit) {
+    let t = |a, b| if zh { a } else { b };
+    match metric {
+        AlertMetric::Backlog => ("backlog", t("积压", "Backlog"), Unit::Count),
+        AlertMetric::WindowP99 => ("p99", t("一致性窗口 p99", "Consistency window p99"), Unit::Ms),
+        AlertMetric::PublishFailureRate => ("fail", t("投递失败率", "Publish failure rate"), Unit::Share),
+    }
+}
+
+/// A monitor value in the chart's unit (the failure rate from ppm to a share).
+fn shown(metric: AlertMetric, v: u64) -> f64 {
+    match metric {
+        AlertMetric::PublishFailureRate => v as f64 / 1_000_000.0,
+        _ => v as f64,
+    }
+}
+
+/// The points of the intervals in which effects were applied (the others say nothing about
+/// the consistency window; the monitor keeps its state through them too).
+fn with_effects(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
+    samples.iter().filter(|s| s.window_count > 0).map(|s| (s.at_ms as f64, f(s))).collect()
 }
 
 fn points(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
@@ -309,21 +373,19 @@ pub fn body(req: &mut Request) -> String {
         points(samples, |x| x.dead_letters as f64),
     );
 
-    // Consistency window of the effects applied in each interval (0 = none applied).
+    // Consistency window of the effects applied in each interval (intervals without any: no point).
     let mut window = new(
         "window",
         tr("一致性窗口（下单到生效，每个采样区间）", "Consistency window (order to effect, per interval)"),
         tr("窗口", "window"),
         Unit::Ms,
     )
-    .line("p99", "s5", points(samples, |x| x.window_p99_ms as f64))
-    .line("p50", "s2", points(samples, |x| x.window_p50_ms as f64));
+    .line("p99", "s5", with_effects(samples, |x| x.window_p99_ms as f64))
+    .line("p50", "s2", with_effects(samples, |x| x.window_p50_ms as f64));
     window.threshold = level(t.p99_ms as f64);
 
     // Alerts, in the order they were raised.
-    let mut alerts = alerts_of(&backlog, "backlog", tr("积压", "Backlog"), &sim);
-    alerts.extend(alerts_of(&window, "p99", tr("一致性窗口 p99", "Consistency window p99"), &sim));
-    alerts.extend(alerts_of(&fail, "fail", tr("投递失败率", "Publish failure rate"), &sim));
+    let mut alerts = alerts_of(samples, &t.for_monitor(), zh, &sim);
     alerts.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms).then(a.metric.cmp(b.metric)));
 
     // The sample at (or just before) the cursor; without a cursor, the end of the run.
@@ -333,6 +395,7 @@ pub fn body(req: &mut Request) -> String {
     };
     s.push_str(&tiles(req, &t, samples, at, cursor_ms, &alerts));
     s.push_str(&alert_log(req, &alerts, cursor_ms));
+    s.push_str(&in_the_log(req, &t));
 
     s.push_str("<div class=charts>");
     s.push_str(&whole_ticks(backlog).svg());
@@ -461,6 +524,36 @@ fn tiles(
     s
 }
 
+/// The same alerts as events in the lab's own log: a link that replays the run with these
+/// thresholds as its `alert_*` settings (the core's monitor then raises and clears them in
+/// the event log), or a note that it already does.
+fn in_the_log(req: &mut Request, t: &Thresholds) -> String {
+    let want = t.for_monitor();
+    let run = req.spec().map(|s| AlertThresholds::of(&s.config)).unwrap_or_default();
+    if want == run {
+        if want == AlertThresholds::default() {
+            return String::new();
+        }
+        return format!(
+            "<p class=dash-note data-testid=alerts-in-log>{}</p>",
+            req.t(
+                "这些告警也在实验台的事件日志里（设置 alert_*）。",
+                "These alerts are in the lab's event log too (the alert_* settings)."
+            )
+        );
+    }
+    let mut link = req.link.clone();
+    link.config.retain(|(k, _)| !k.starts_with("alert_"));
+    link.config.push(("alert_backlog_rows".into(), want.backlog_rows.to_string()));
+    link.config.push(("alert_window_p99_ms".into(), want.window_p99_ms.to_string()));
+    link.config.push(("alert_failure_rate".into(), (want.failure_rate_ppm as f64 / 1_000_000.0).to_string()));
+    format!(
+        "<p class=actions><button data-go=\"{}\" data-testid=alerts-to-log>{}</button></p>",
+        esc(&crate::link::to_query(&link)),
+        req.t("让实验台的监控在事件日志里发出这些告警 ▶", "Raise these alerts in the lab's event log ▶")
+    )
+}
+
 /// The alert log: each alert with when it was raised and cleared, its peak, and a button that
 /// moves the lab's cursor to where it was raised.
 fn alert_log(req: &Request, alerts: &[Alert], cursor_ms: Option<u64>) -> String {
@@ -571,20 +664,61 @@ mod tests {
         let sim =
             crate::sim::scenario::RunSpec::builtin("seed-demo", 1).and_then(|s| s.play().map_err(|e| e.to_string()));
         let sim = sim.expect("seed-demo plays");
-        let c = Chart::new("t", "t", "x", Unit::Ms, "y", Unit::Count).line(
-            "a",
-            "s0",
-            vec![(0.0, 1.0), (10_000.0, 5.0), (20_000.0, 7.0), (30_000.0, 2.0)],
-        );
-        let c = Chart { threshold: Some(4.0), ..c };
-        let a = alerts_of(&c, "m", "m", &sim);
+        let samples: Vec<Sample> = [(0, 1), (10_000, 5), (20_000, 7), (30_000, 2)]
+            .map(|(at_ms, backlog)| Sample { at_ms, backlog, ..Default::default() })
+            .to_vec();
+        let t = AlertThresholds { backlog_rows: 4, ..Default::default() };
+        let a = alerts_of(&samples, &t, false, &sim);
         assert_eq!(a.len(), 1);
         assert_eq!((a[0].from_ms, a[0].to_ms, a[0].peak, a[0].still_firing), (10_000.0, 30_000.0, 7.0, false));
         assert!(
-            sim.events()[a[0].at_event].at_ms >= 10_000,
-            "the cursor goes to the first event at or after the raise"
+            sim.events()[a[0].at_event - 1].at_ms >= 10_000,
+            "the cursor shows the first event at or after the raise"
         );
-        assert!(a[0].at_event == 0 || sim.events()[a[0].at_event - 1].at_ms < 10_000);
+        assert!(a[0].at_event == 1 || sim.events()[a[0].at_event - 2].at_ms < 10_000);
+    }
+
+    /// The dashboard and the core agree: with the run's own `alert_*` settings, the alert log
+    /// lists exactly the `AlertRaised` events of the lab's event log, at the same events.
+    #[test]
+    fn the_alert_log_matches_the_cores_alert_events() {
+        let link = "?scenario=mq-outage-backoff&seed=1&lang=en&cfg=alert_backlog_rows:1,alert_window_p99_ms:600000,alert_failure_rate:0.2";
+        let a = answer(&format!("insight=dashboard\n{link}"));
+        assert!(a.contains("data-testid=alerts-in-log") && !a.contains("alerts-to-log"), "{a}");
+        let mut req = Request::parse(&format!("insight=dashboard\n{link}"));
+        let sim = req.play().expect("plays");
+        let raised: Vec<(String, u64, usize)> = sim
+            .events()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match &e.kind {
+                EventKind::AlertRaised { metric, .. } => Some((about(*metric, false).0.to_string(), e.at_ms, i + 1)),
+                _ => None,
+            })
+            .collect();
+        assert!(raised.len() >= 3, "{raised:?}");
+        let logged: Vec<(String, u64, usize)> = a
+            .split("<li class=\"alert-entry")
+            .skip(1)
+            .map(|li| {
+                let attr = |name: &str| {
+                    li.split(&format!("{name}=")).nth(1).and_then(|r| r.split([' ', '>']).next()).unwrap_or("")
+                };
+                (
+                    attr("data-metric").to_string(),
+                    attr("data-from").parse().unwrap_or(0),
+                    attr("data-at").parse().unwrap_or(0),
+                )
+            })
+            .collect();
+        assert_eq!(logged, raised, "the dashboard's alerts are the log's, and their buttons go to those very events");
+        // Other thresholds: a link that replays the run with them as its settings.
+        let b = answer(&format!("insight=dashboard&backlog=3\n{link}"));
+        assert!(b.contains("data-testid=alerts-to-log") && b.contains("alert_backlog_rows:3"), "{b}");
+        let go = b.split("data-go=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("").replace("&amp;", "&");
+        let (state, notices) = crate::link::parse(&go);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert!(state.config.contains(&("alert_failure_rate".to_string(), "0.2".to_string())), "{:?}", state.config);
     }
 
     /// (controls, body, notices) of a dashboard request.
@@ -641,8 +775,9 @@ mod tests {
         assert!(froms.windows(2).all(|w| w[0] <= w[1]), "in the order raised: {froms:?}");
         for (&at, &from) in ats.iter().zip(&froms) {
             assert!(at < events.len(), "{at}");
-            assert!(events[at].at_ms as f64 >= from, "event {at} at {} before {from}", events[at].at_ms);
-            assert!(at == 0 || (events[at - 1].at_ms as f64) < from, "event {at} is the first at/after {from}");
+            // The cursor shows `at` events: the last one shown is the first at/after the raise.
+            assert!(events[at - 1].at_ms as f64 >= from, "event {} at {} before {from}", at - 1, events[at - 1].at_ms);
+            assert!(at == 1 || (events[at - 2].at_ms as f64) < from, "event {} is the first at/after {from}", at - 1);
         }
         // The broker recovers: the failure-rate alert clears, with a peak of 100%.
         let fail = log.split("<li ").find(|e| e.contains("data-metric=fail")).unwrap();

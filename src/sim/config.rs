@@ -263,6 +263,12 @@ config! {
         "With mode=two_pc: one coordinator-participant round trip.";
     metrics_interval_ms: u64 = 10_000, ValueKind::Millis, 1, DAY_MS,
         "Time-series sampling step (doubles when the series would exceed its bound).";
+    alert_backlog_rows: u64 = 0, ValueKind::Count, 0, 100_000_000,
+        "Monitoring: alert when a sample's PENDING backlog is above this many rows; cleared when it is back at or below (0 = off).";
+    alert_window_p99_ms: u64 = 0, ValueKind::Millis, 0, 30 * DAY_MS,
+        "Monitoring: alert when an interval's consistency window p99 (order commit to effect) is above this (0 = off).";
+    alert_failure_rate: u32 = 0, ValueKind::Rate, 0, PPM,
+        "Monitoring: alert when an interval's publish failure rate (failures / attempts) is above this share (0 = off).";
     settle_after_ms: u64 = 30 * MINUTE_MS, ValueKind::Millis, 0, 30 * DAY_MS,
         "Faults stay on this long after the last scripted command or generated order; then they stop and the system drains.";
     max_sim_time_ms: u64 = 7 * DAY_MS, ValueKind::Millis, 1, 365 * DAY_MS,

@@ -96,6 +96,18 @@ impl GapKind {
     }
 }
 
+/// What a monitoring alert watches (thresholds: `alert_*` config keys; 0 = off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertMetric {
+    /// PENDING rows at a sample, in rows.
+    Backlog,
+    /// The consistency window p99 of the interval ending at a sample, in ms.
+    WindowP99,
+    /// Publish failures / attempts in the interval ending at a sample, in parts per million.
+    PublishFailureRate,
+}
+
 /// Why a publish to the broker failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -374,6 +386,17 @@ pub enum EventKind {
         no_votes: u64,
     },
 
+    // ---- monitoring: a metric sample crossed a threshold (the `alert_*` keys) ----
+    AlertRaised {
+        metric: AlertMetric,
+        value: u64,
+        threshold: u64,
+    },
+    AlertCleared {
+        metric: AlertMetric,
+        value: u64,
+    },
+
     // ---- the lab itself: what a person or a script injected ----
     Injected(Injection),
 }
@@ -420,7 +443,8 @@ impl EventKind {
             | TwoPcCoordinatorRecovered { .. }
             | TwoPcCommitted { .. }
             | TwoPcAborted { .. } => Actor::Coordinator,
-            Injected(_) => Actor::Lab,
+            // The lab's monitor watches the metrics; it acts on nothing.
+            AlertRaised { .. } | AlertCleared { .. } | Injected(_) => Actor::Lab,
         }
     }
 
@@ -470,6 +494,8 @@ impl EventKind {
             TwoPcCoordinatorRecovered { .. } => "TwoPcCoordinatorRecovered",
             TwoPcCommitted { .. } => "TwoPcCommitted",
             TwoPcAborted { .. } => "TwoPcAborted",
+            AlertRaised { .. } => "AlertRaised",
+            AlertCleared { .. } => "AlertCleared",
             Injected(_) => "Injected",
         }
     }

@@ -1,7 +1,8 @@
 //! Counters, distributions and time series, observed from events. Everything here is
 //! derived from the log, so the same log always gives the same numbers.
 
-use super::event::{DeliveryCause, Event, EventKind};
+use super::config::Config;
+use super::event::{AlertMetric, DeliveryCause, Event, EventKind};
 use super::outbox_table::{Status, RETRY_BUCKETS};
 use super::world::World;
 use serde::Serialize;
@@ -92,7 +93,8 @@ pub struct Sample {
     pub publishes: u64,
     pub publish_failures: u64,
     pub max_order_wait_ms: u64,
-    /// Consistency windows of the effects applied in the interval.
+    /// Consistency windows of the effects applied in the interval (none: all 0).
+    pub window_count: u64,
     pub window_p50_ms: u64,
     pub window_p99_ms: u64,
     pub window_max_ms: u64,
@@ -134,8 +136,87 @@ fn merge(pair: &[Sample]) -> Sample {
         max_order_wait_ms: a.max_order_wait_ms.max(b.max_order_wait_ms),
         window_p50_ms: a.window_p50_ms.max(b.window_p50_ms),
         window_p99_ms: a.window_p99_ms.max(b.window_p99_ms),
+        window_count: a.window_count + b.window_count,
         window_max_ms: a.window_max_ms.max(b.window_max_ms),
         ..b.clone()
+    }
+}
+
+/// The monitor's thresholds (the `alert_*` config keys; 0 = off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AlertThresholds {
+    pub backlog_rows: u64,
+    pub window_p99_ms: u64,
+    pub failure_rate_ppm: u64,
+}
+
+impl AlertThresholds {
+    pub fn of(config: &Config) -> AlertThresholds {
+        AlertThresholds {
+            backlog_rows: config.alert_backlog_rows,
+            window_p99_ms: config.alert_window_p99_ms,
+            failure_rate_ppm: u64::from(config.alert_failure_rate),
+        }
+    }
+
+    fn get(&self, metric: AlertMetric) -> u64 {
+        match metric {
+            AlertMetric::Backlog => self.backlog_rows,
+            AlertMetric::WindowP99 => self.window_p99_ms,
+            AlertMetric::PublishFailureRate => self.failure_rate_ppm,
+        }
+    }
+}
+
+impl AlertMetric {
+    pub const ALL: [AlertMetric; 3] = [AlertMetric::Backlog, AlertMetric::WindowP99, AlertMetric::PublishFailureRate];
+
+    /// The metric's value in a sample, if the sample says anything about it: the backlog
+    /// always; the window p99 only if effects were applied in the interval; the failure rate
+    /// (ppm) only if publishes were attempted. Without data an alert keeps its state.
+    pub fn value(self, sample: &Sample) -> Option<u64> {
+        match self {
+            AlertMetric::Backlog => Some(sample.backlog),
+            AlertMetric::WindowP99 => (sample.window_count > 0).then_some(sample.window_p99_ms),
+            AlertMetric::PublishFailureRate => {
+                let attempts = sample.publishes + sample.publish_failures;
+                (attempts > 0).then(|| sample.publish_failures.saturating_mul(1_000_000) / attempts)
+            }
+        }
+    }
+}
+
+/// Watches the samples: an alert is raised at the first sample above its threshold and
+/// cleared at the first one at or below it (or when its threshold is turned off). The core
+/// emits what it finds as events; the dashboard runs the same rules over a series.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Monitor {
+    firing: [bool; 3],
+}
+
+impl Monitor {
+    /// What one sample changes (at most one event per metric).
+    pub fn observe(&mut self, sample: &Sample, thresholds: &AlertThresholds) -> Vec<EventKind> {
+        let mut changes = Vec::new();
+        for (metric, firing) in AlertMetric::ALL.into_iter().zip(self.firing.iter_mut()) {
+            let threshold = thresholds.get(metric);
+            let value = metric.value(sample);
+            let above = match value {
+                Some(v) if threshold > 0 => v > threshold,
+                _ if threshold == 0 => false,
+                _ => *firing,
+            };
+            if above != *firing {
+                *firing = above;
+                let value = value.unwrap_or(0);
+                changes.push(if above {
+                    EventKind::AlertRaised { metric, value, threshold }
+                } else {
+                    EventKind::AlertCleared { metric, value }
+                });
+            }
+        }
+        changes
     }
 }
 
@@ -156,6 +237,9 @@ pub struct Metrics {
     interval: Sample,
     interval_windows_ms: Vec<u64>,
     shards: usize,
+    monitor: Monitor,
+    /// Alert changes found at samples and not yet emitted: (sample time, event).
+    alerts_due: Vec<(u64, EventKind)>,
 }
 
 impl Metrics {
@@ -273,12 +357,19 @@ impl Metrics {
         }
     }
 
-    /// Takes every sample due up to `now_ms` (call before time moves past it).
-    pub fn sample_until(&mut self, world: &World, now_ms: u64) {
+    /// The alert changes found since the last call, with their sample times (the caller
+    /// emits them as events, in order).
+    pub fn take_alerts(&mut self) -> Vec<(u64, EventKind)> {
+        std::mem::take(&mut self.alerts_due)
+    }
+
+    /// Takes every sample due up to `now_ms` (call before time moves past it), watching
+    /// each against `thresholds`.
+    pub fn sample_until(&mut self, world: &World, now_ms: u64, thresholds: &AlertThresholds) {
         // Bounded: at most MAX_SAMPLES * 2 samples per call before the step doubles.
         let mut taken = 0;
         while self.next_sample_at_ms <= now_ms && taken <= 2 * MAX_SAMPLES {
-            self.take_sample(world, self.next_sample_at_ms);
+            self.take_sample(world, self.next_sample_at_ms, thresholds);
             self.next_sample_at_ms = self.next_sample_at_ms.saturating_add(self.series.interval_ms.max(1));
             taken += 1;
         }
@@ -289,7 +380,7 @@ impl Metrics {
         }
     }
 
-    fn take_sample(&mut self, world: &World, at_ms: u64) {
+    fn take_sample(&mut self, world: &World, at_ms: u64, thresholds: &AlertThresholds) {
         let outbox = &world.order_db.outbox;
         let mut backlog_by_shard = Vec::with_capacity(self.shards);
         for shard in 0..self.shards {
@@ -302,7 +393,7 @@ impl Metrics {
         let windows = WindowStats::of(&self.interval_windows_ms);
         let interval = std::mem::take(&mut self.interval);
         self.interval_windows_ms.clear();
-        self.series.push(Sample {
+        let sample = Sample {
             at_ms,
             backlog: outbox.count(Status::Pending),
             backlog_by_shard,
@@ -313,9 +404,14 @@ impl Metrics {
             history_rows: world.order_db.history.len() as u64,
             window_p50_ms: windows.p50,
             window_p99_ms: windows.p99,
+            window_count: windows.count,
             window_max_ms: windows.max,
             ..interval
-        });
+        };
+        for change in self.monitor.observe(&sample, thresholds) {
+            self.alerts_due.push((at_ms, change));
+        }
+        self.series.push(sample);
     }
 
     pub fn window_stats(&self) -> WindowStats {
@@ -362,5 +458,52 @@ mod tests {
         assert!(s.interval_ms > 10);
         let total: u64 = s.samples.iter().map(|x| x.publishes).sum();
         assert_eq!(total, MAX_SAMPLES as u64 * 3, "merging keeps every count");
+    }
+
+    fn sample(backlog: u64, windows: u64, p99: u64, publishes: u64, failures: u64) -> Sample {
+        Sample {
+            backlog,
+            window_count: windows,
+            window_p99_ms: p99,
+            publishes,
+            publish_failures: failures,
+            ..Default::default()
+        }
+    }
+
+    fn names(changes: &[EventKind]) -> Vec<String> {
+        changes
+            .iter()
+            .map(|c| match c {
+                EventKind::AlertRaised { metric, value, threshold } => format!("+{metric:?} {value}>{threshold}"),
+                EventKind::AlertCleared { metric, value } => format!("-{metric:?} {value}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_monitor_raises_at_the_first_sample_above_and_clears_at_the_first_at_or_below() {
+        let t = AlertThresholds { backlog_rows: 10, window_p99_ms: 1_000, failure_rate_ppm: 200_000 };
+        let mut m = Monitor::default();
+        assert!(m.observe(&sample(10, 1, 1_000, 5, 1), &t).is_empty(), "at the threshold is not above it");
+        assert_eq!(
+            names(&m.observe(&sample(11, 1, 5_000, 3, 1), &t)),
+            ["+Backlog 11>10", "+WindowP99 5000>1000", "+PublishFailureRate 250000>200000"]
+        );
+        assert!(m.observe(&sample(50, 2, 9_000, 0, 4), &t).is_empty(), "still firing: no new event");
+        // No effects and no attempts in the interval: those two keep their state.
+        assert_eq!(names(&m.observe(&sample(3, 0, 0, 0, 0), &t)), ["-Backlog 3"]);
+        assert_eq!(names(&m.observe(&sample(3, 4, 200, 9, 1), &t)), ["-WindowP99 200", "-PublishFailureRate 100000"]);
+    }
+
+    #[test]
+    fn a_threshold_of_zero_is_off_and_turning_one_off_clears_it() {
+        let mut m = Monitor::default();
+        let off = AlertThresholds::default();
+        assert!(m.observe(&sample(1_000_000, 9, 1 << 40, 0, 9), &off).is_empty());
+        let on = AlertThresholds { backlog_rows: 5, ..off };
+        assert_eq!(names(&m.observe(&sample(6, 0, 0, 0, 0), &on)), ["+Backlog 6>5"]);
+        assert_eq!(names(&m.observe(&sample(6, 0, 0, 0, 0), &off)), ["-Backlog 6"]);
     }
 }

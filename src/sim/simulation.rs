@@ -8,7 +8,7 @@ use super::checker::{Checker, Violation};
 use super::config::{Config, ConfigError, LockMode, Mode};
 use super::consumer;
 use super::event::{DeliveryCause, Event, EventKind, GapKind, Injection, TxFault};
-use super::metrics::{Counters, Metrics, Series, WindowStats};
+use super::metrics::{AlertThresholds, Counters, Metrics, Series, WindowStats};
 use super::order_service::{self, OrderRequest};
 use super::outbox_table::{shard_of, Status};
 use super::prng::Prng;
@@ -561,7 +561,13 @@ impl Simulation {
             self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
             return self.finish(Phase::TimeLimit);
         }
-        self.recorder.metrics.sample_until(&self.world, at);
+        let thresholds = AlertThresholds::of(&self.config);
+        self.recorder.metrics.sample_until(&self.world, at, &thresholds);
+        // The monitor's findings, at their sample times (bounded: three metrics a sample).
+        for (sample_at, alert) in self.recorder.metrics.take_alerts() {
+            self.now_ms = self.now_ms.max(sample_at);
+            self.ctx().emit(alert);
+        }
         self.now_ms = self.now_ms.max(at);
 
         if script_at == Some(at) {

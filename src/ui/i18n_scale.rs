@@ -6,7 +6,7 @@
 
 use super::i18n::Words;
 use super::timeline::{clock, span};
-use crate::sim::event::{EventKind, GapKind};
+use crate::sim::event::{AlertMetric, EventKind, GapKind};
 
 /// Replaces `{0}`, `{1}` … in `template` with `args`. A hole with no argument stays as it is.
 pub fn fill(template: &str, args: &[&str]) -> String {
@@ -253,8 +253,39 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
             ],
             vec![biz_key.clone(), n(no_votes)],
         ),
+        AlertRaised { metric, value, threshold } => (
+            [
+                "⚠ 告警：{0}为 {1}，高于阈值 {2}",
+                "⚠ 告警：{0}为 {1}，高于阈值 {2}",
+                "⚠ Alert: {0} at {1}, above the threshold of {2}",
+                "⚠ Alert: {0} at {1}, above the threshold of {2}",
+            ],
+            vec![alert_words(w, *metric).into(), alert_value(w, *metric, *value), alert_value(w, *metric, *threshold)],
+        ),
+        AlertCleared { metric, value } => (
+            ["✓ 告警解除：{0}回到 {1}", "✓ 告警解除：{0}回到 {1}", "✓ Alert cleared: {0} back to {1}", "✓ Alert cleared: {0} back to {1}"],
+            vec![alert_words(w, *metric).into(), alert_value(w, *metric, *value)],
+        ),
         _ => return None,
     })
+}
+
+/// What a monitoring alert watches, in words.
+fn alert_words(w: Words, metric: AlertMetric) -> &'static str {
+    match metric {
+        AlertMetric::Backlog => w.lang("积压", "backlog"),
+        AlertMetric::WindowP99 => w.lang("一致性窗口 p99", "consistency window p99"),
+        AlertMetric::PublishFailureRate => w.lang("发布失败率", "publish failure rate"),
+    }
+}
+
+/// A metric's value with its unit: rows, a duration, or a percentage (from ppm).
+fn alert_value(w: Words, metric: AlertMetric, v: u64) -> String {
+    match metric {
+        AlertMetric::Backlog => format!("{v} {}", w.lang("行", "rows")),
+        AlertMetric::WindowP99 => span(v),
+        AlertMetric::PublishFailureRate => format!("{}.{}%", v / 10_000, v % 10_000 / 1_000),
+    }
 }
 
 /// One sentence for the events `i18n::narrate` leaves to this file.
@@ -294,6 +325,8 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         TwoPcCoordinatorRecovered { .. } => w.pick("回来了", "recovered", "back", "recovered"),
         TwoPcCommitted { .. } => "COMMIT",
         TwoPcAborted { .. } => "ABORT",
+        AlertRaised { .. } => w.lang("⚠ 告警", "⚠ alert"),
+        AlertCleared { .. } => w.lang("✓ 恢复", "✓ clear"),
         _ => "",
     }
 }

@@ -6,9 +6,9 @@
 use crate::sim::checker::Violation;
 use crate::sim::config::Config;
 use crate::sim::event::{Event, EventKind, Injection};
+use crate::sim::id_map::IdMap;
 use crate::sim::scenario::{Command, Intervention, RunSpec};
 use crate::sim::{Summary, Timeline, World};
-use std::collections::BTreeMap;
 
 /// Logs longer than this are cut for the page (a scenario plus a few forks stays far below).
 pub use crate::link::MAX_EVENTS_SHOWN;
@@ -22,10 +22,9 @@ pub struct Run {
     pub violations: Vec<Violation>,
     /// The checker's and counters' word on the whole run (None only for an empty run).
     pub summary: Option<Summary>,
-    /// msg_id -> biz_key, for narrating events that carry only the id.
-    pub keys: BTreeMap<u64, String>,
-    /// delivery_id -> whether it was a redelivery or a duplicate copy.
-    pub redelivered: BTreeMap<u64, bool>,
+    /// msg_id -> biz_key, for narrating events that carry only the id (ids come in order:
+    /// a sorted Vec, not one more BTreeMap instantiation in the bundle).
+    pub keys: IdMap<String>,
 }
 
 impl Run {
@@ -39,28 +38,13 @@ impl Run {
         // As many relays as the run has (one today; the core may run several).
         let relays = u32::try_from(sim.world().relays.len()).unwrap_or(1).max(1);
         let timeline = Timeline::new(relays, &events);
-        let mut keys = BTreeMap::new();
-        let mut redelivered = BTreeMap::new();
+        let mut keys = IdMap::default();
         for e in &events {
-            match &e.kind {
-                EventKind::MessageInserted { msg_id, biz_key, .. } => {
-                    keys.insert(*msg_id, biz_key.clone());
-                }
-                EventKind::MessageDelivered { delivery_id, cause, .. } => {
-                    redelivered.insert(*delivery_id, *cause != crate::sim::event::DeliveryCause::First);
-                }
-                _ => {}
+            if let EventKind::MessageInserted { msg_id, biz_key, .. } = &e.kind {
+                keys.insert(*msg_id, biz_key.clone());
             }
         }
-        Ok(Run {
-            violations: sim.violations().to_vec(),
-            summary: Some(sim.summary()),
-            spec,
-            events,
-            timeline,
-            keys,
-            redelivered,
-        })
+        Ok(Run { violations: sim.violations().to_vec(), summary: Some(sim.summary()), spec, events, timeline, keys })
     }
 
     /// A run with no events: what the page shows if nothing could be played.
@@ -78,8 +62,7 @@ impl Run {
             timeline: Timeline::new(1, &[]),
             violations: Vec::new(),
             summary: None,
-            keys: BTreeMap::new(),
-            redelivered: BTreeMap::new(),
+            keys: IdMap::default(),
         }
     }
 

@@ -90,7 +90,7 @@ pub fn mismatches() -> Vec<String> {
 /// way, stylesheet aside: the worker in the browser must draw exactly what the native tests
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
-    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x3dc3_bc89_ad47_ede7),
+    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0xde33_d4c1_7f3d_939f),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x3bea_fb4e_b9ba_8e80),
     ("insight=lanes\n?seed=1&lang=en", 0xe455_7e7a_5f8e_dbb0),
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x0dfb_744b_fc8c_2656),

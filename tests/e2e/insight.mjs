@@ -72,6 +72,24 @@ ok((await cursor()) === at, `an alert moves the lab's cursor to where it was rai
 await page.waitForFunction(() => document.querySelector('[data-testid=chart-backlog] .marker'));
 ok(await page.locator('[data-testid=chart-backlog] .marker').count() === 1, 'the cursor is marked on the charts');
 await shot('dashboard-en');
+// The same alerts as events in the lab's own log: the run replays with the thresholds as its
+// alert_* settings; the core's monitor raises them, the event log narrates them.
+{
+  await el('alerts-to-log').click();
+  await page.waitForFunction(() => /alert_backlog_rows/.test(location.search));
+  await page.waitForSelector('[data-testid=alerts-in-log]');
+  const first = page.locator('[data-testid=alert-log] li').first();
+  const metric = await first.getAttribute('data-metric');
+  await first.locator('button').click();
+  const current = await page.locator('.log .line.current [data-testid=narration]').innerText();
+  ok(current.startsWith('⚠ Alert:'), `the alert's button lands on its event in the log: "${current}" (${metric})`);
+  ok((await text('caption')).startsWith('⚠ Alert:'), 'and the stage caption says it');
+  await page.keyboard.press('End');
+  const lines = await page.locator('.log [data-testid=narration]').allInnerTexts();
+  ok(lines.some((l) => l.startsWith('✓ Alert cleared:')), 'the log narrates alerts clearing too');
+  await shot('dashboard-alerts-in-log-en');
+  await first.locator('button').click();
+}
 // A threshold the user sets: off, then the alert log empties.
 for (const p of ['backlog', 'p99', 'fail']) {
   const b = await body();

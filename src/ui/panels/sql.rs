@@ -278,7 +278,11 @@ pub fn statements(run: &Run, i: usize, config: &Config) -> Vec<Line> {
         TwoPcAborted { round, .. } => {
             cur(format!("ROLLBACK PREPARED 'round-{round}';  -- on every participant that prepared"))
         }
-        RelayRestarted { .. } | ReconcileFinished { .. } | TwoPcCoordinatorRecovered { .. } => Vec::new(),
+        RelayRestarted { .. }
+        | ReconcileFinished { .. }
+        | TwoPcCoordinatorRecovered { .. }
+        | AlertRaised { .. }
+        | AlertCleared { .. } => Vec::new(),
         // The MQ and the lab run no SQL.
         AckLost { .. }
         | BrokerWentDown { .. }
