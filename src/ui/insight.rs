@@ -14,8 +14,9 @@ use leptos::wasm_bindgen::closure::Closure;
 use leptos::wasm_bindgen::{JsCast, JsValue};
 use std::cell::RefCell;
 
-/// The worker's loader, next to index.html (relative, so sub-paths work).
-pub const WORKER: &str = "insight-worker.js";
+/// The worker's loader, next to index.html (relative, so sub-paths work), with the build id
+/// (see build.rs) that keeps a cached old worker away from a new page.
+pub const WORKER: &str = concat!("insight-worker.js?v=", env!("INSIGHT_BUILD"));
 
 struct Channel {
     worker: web_sys::Worker,

@@ -56,7 +56,7 @@ const opened = Date.now();
 await el('insight-open').click();
 await page.waitForSelector('[data-testid=insight-dashboard] [data-testid=chart-backlog]');
 console.log(`     (first open: worker fetched, compiled and answered in ${Date.now() - opened} ms)`);
-ok(requested.some((n) => n.endsWith('/course/lesson-7/outbox-insight_bg.wasm')), 'opening the panel starts the worker (outbox-insight_bg.wasm fetched, under the sub-path)');
+ok(requested.some((n) => /\/course\/lesson-7\/outbox-insight_bg\.wasm\?v=[0-9a-f]{16}$/.test(n)), 'opening the panel starts the worker (outbox-insight_bg.wasm?v=<build> fetched, under the sub-path)');
 
 // ---- dashboard ----
 for (const c of ['backlog', 'rows', 'latency', 'fail', 'dead', 'window', 'retries']) {
