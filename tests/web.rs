@@ -29,6 +29,17 @@ fn wasm_insight_answers_match_the_native_fingerprints() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// On wasm32 a usize has 32 bits: a cursor past 2³² must not wrap into an index.
+#[wasm_bindgen_test]
+fn wasm_insight_views_survive_cursors_past_32_bits() {
+    for view in ["dashboard", "reconcile", "lanes"] {
+        for step in ["4294967296", "4294967297", "18446744073709551615"] {
+            let a = outbox_lab::insight::answer(&format!("insight={view}\n?scenario=seed-demo&step={step}"));
+            assert_eq!(a.split('\u{1}').count(), 3, "{view} {step}");
+        }
+    }
+}
+
 #[wasm_bindgen_test]
 fn wasm_seed_demo_trace_is_byte_identical_to_the_golden_file() {
     let trace = common::cases::trace_of(&common::cases::CASES[0]).unwrap();

@@ -76,6 +76,8 @@ pub struct Chart {
     /// Fixed axis ranges (otherwise from the data, y from 0).
     pub x_range: Option<(f64, f64)>,
     pub y_max: Option<f64>,
+    /// The legend's word for the threshold line (in the page's language).
+    pub threshold_label: &'static str,
 }
 
 impl Chart {
@@ -92,6 +94,7 @@ impl Chart {
             marker_x: None,
             x_range: None,
             y_max: None,
+            threshold_label: "threshold",
         }
     }
 
@@ -250,7 +253,7 @@ impl Chart {
         }
         if self.threshold.is_some() {
             s.push_str("<li><span class=\"swatch threshold\"></span>");
-            s.push_str(if self.title.is_ascii() { "threshold" } else { "阈值" });
+            s.push_str(self.threshold_label);
             s.push_str("</li>");
         }
         s.push_str("</ul></figure>");
@@ -325,7 +328,8 @@ fn ticks_between(unit: Unit, a: f64, b: f64) -> Vec<f64> {
 /// A bar chart: one bar per (label, value).
 pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)], class: &str) -> String {
     let max = bars.iter().map(|b| b.1).fold(0.0, f64::max).max(1e-9);
-    let ticks = nice_ticks(max);
+    // Counts below 5 get whole ticks 0..5 (not "0.2 rows").
+    let ticks = nice_ticks(if y_unit == Unit::Count { max.max(5.0) } else { max });
     let top = *ticks.last().unwrap_or(&1.0);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;

@@ -296,7 +296,7 @@ pub fn body(req: &mut Request) -> String {
 
     // The lab's cursor: the time of the last event shown.
     let cursor_ms = match req.step() {
-        Some(step) if step > 0 && !events.is_empty() => Some(events[(step as usize).min(events.len()) - 1].at_ms),
+        Some(step) if step > 0 && !events.is_empty() => Some(events[step.min(events.len() as u64) as usize - 1].at_ms),
         _ => None,
     };
     let marker = cursor_ms.map(|m| m as f64);
@@ -306,6 +306,7 @@ pub fn body(req: &mut Request) -> String {
         let mut c = Chart::new(id, title, time, Unit::Ms, y_label, y_unit);
         c.marker_x = marker;
         c.x_range = x_range;
+        c.threshold_label = tr("阈值", "threshold");
         c
     };
 
@@ -373,15 +374,16 @@ pub fn body(req: &mut Request) -> String {
         points(samples, |x| x.dead_letters as f64),
     );
 
-    // Consistency window of the effects applied in each interval (intervals without any: no point).
-    let mut window = new(
+    // Consistency window of the effects applied in each interval (intervals without any: no point;
+    // sparse series as dots, so a single interval with effects still shows).
+    let window = new(
         "window",
         tr("一致性窗口（下单到生效，每个采样区间）", "Consistency window (order to effect, per interval)"),
         tr("窗口", "window"),
         Unit::Ms,
-    )
-    .line("p99", "s5", with_effects(samples, |x| x.window_p99_ms as f64))
-    .line("p50", "s2", with_effects(samples, |x| x.window_p50_ms as f64));
+    );
+    let window = sparse(window, "p99", "s5", with_effects(samples, |x| x.window_p99_ms as f64));
+    let mut window = sparse(window, "p50", "s2", with_effects(samples, |x| x.window_p50_ms as f64));
     window.threshold = level(t.p99_ms as f64);
 
     // Alerts, in the order they were raised.
@@ -412,13 +414,13 @@ pub fn body(req: &mut Request) -> String {
         "<p class=dash-note>{}</p>",
         esc(&if zh {
             format!(
-                "每 {} 采样一次（metrics_interval_ms，超过 {} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间沿用上一个失败率；一致性窗口为 0 表示该区间没有生效的效果。",
+                "每 {} 采样一次（metrics_interval_ms，超过 {} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间沿用上一个失败率；没有效果生效的区间不画一致性窗口的点（告警在这样的区间里保持原状）。",
                 duration(series.interval_ms as f64),
                 crate::sim::metrics::MAX_SAMPLES
             )
         } else {
             format!(
-                "One sample every {} (metrics_interval_ms; the step doubles past {} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts carries the last failure rate forward; a window of 0 means no effect was applied in that interval.",
+                "One sample every {} (metrics_interval_ms; the step doubles past {} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts carries the last failure rate forward; an interval in which no effect was applied has no consistency-window point (an alert keeps its state through it).",
                 duration(series.interval_ms as f64),
                 crate::sim::metrics::MAX_SAMPLES
             )
@@ -460,7 +462,7 @@ fn tiles(
     };
     let firing = |metric: &str| {
         alerts.iter().any(|a| {
-            a.metric == metric && (x.at_ms as f64) > a.from_ms && ((x.at_ms as f64) < a.to_ms || a.still_firing)
+            a.metric == metric && (x.at_ms as f64) >= a.from_ms && ((x.at_ms as f64) < a.to_ms || a.still_firing)
         })
     };
     let attempts = x.publishes + x.publish_failures;
@@ -495,10 +497,12 @@ fn tiles(
             "fail",
             req.t("投递失败率", "Publish failure rate"),
             format!(
-                "{} <small>({} {} / {attempts})</small>",
+                "{} <small>{}{} {} / {attempts}{}</small>",
                 Unit::Share.label(rate),
+                req.t("（", "("),
                 req.t("本区间", "this interval:"),
-                x.publish_failures
+                x.publish_failures,
+                req.t("）", ")")
             ),
             t.fail > 0.0 && firing("fail"),
         ),

@@ -185,30 +185,37 @@ pub fn body(req: &mut Request) -> String {
     if step > len {
         req.notices.push(format!("step={step}: this run has {len} events / 该运行只有 {len} 个事件 (→ {len})"));
     }
-    let cursor = step.min(len);
+    // A cursor at the very start (or none) shows closing time: the end of the run.
+    let at_start = step == 0;
+    let cursor = if at_start { len } else { step.min(len) };
     let Some(p) = probe(&spec, cursor, &mut req.notices) else {
         return format!("<p class=empty>{}</p>", req.t("这次运行无法重放。", "This run could not be replayed."));
     };
     let gap_of: BTreeMap<&str, GapKind> = p.gaps.iter().map(|(k, key)| (key.as_str(), *k)).collect();
     let mut s = String::new();
 
+    let zh = req.zh();
+    let (at, when, grace) = (p.at, duration(p.now_ms as f64), duration(p.config.reconcile_grace_ms as f64));
+    let note = match (at_start, p.at != cursor) {
+        (true, _) if zh => "（光标在起点，这里显示打烊时刻：运行结束时）".to_string(),
+        (true, _) => " (the cursor is at the start: this is closing time, the end of the run)".to_string(),
+        (false, true) if zh => format!("（光标在第 {cursor} 个事件，落在同一步里）"),
+        (false, true) => format!(" (the cursor is at {cursor}, inside the same step)"),
+        _ => String::new(),
+    };
+    let moment = if zh {
+        format!("对账时刻：第 {at} 个事件之后（{when}）{note} · 宽限期 {grace}")
+    } else {
+        format!("The reconciler looks after event {at} ({when}){note} · grace period {grace}")
+    };
     let _ = write!(
         s,
-        "<p class=lead>{}</p><p class=moment-at>{} {} ({}){} · {} {}</p>",
+        "<p class=lead>{}</p><p class=moment-at>{}</p>",
         req.t(
             "打烊对账：把三本账——订单表、消息表（没有消息表时是发送日志）、消费端的出餐记录——放在一起逐笔比对。",
             "Closing time: the three ledgers — orders, message rows (or the producer's send log when there is no outbox), the consumer's effects — compared key by key.",
         ),
-        req.t("对账时刻：第", "The reconciler looks after event"),
-        p.at,
-        duration(p.now_ms as f64),
-        if p.at != cursor {
-            format!(" {} {cursor} {}", req.t("（光标在", "(the cursor is at"), req.t("，落在同一步里）", "inside the same step)"))
-        } else {
-            String::new()
-        },
-        req.t("宽限期", "grace period"),
-        duration(p.config.reconcile_grace_ms as f64)
+        esc(&moment)
     );
 
     // The legend: counts by kind.
@@ -259,7 +266,15 @@ pub fn body(req: &mut Request) -> String {
             req.t("打开“打烊对账”场景（会丢单）", "Open the closing-time scenario (it loses orders)")
         );
     } else {
-        let _ = write!(
+        if at_start {
+            // "Compensate" acts at the lab's cursor: bring the cursor to closing time first.
+            let _ = write!(
+                s,
+                "<p class=compensate-row><button data-at={len} data-testid=goto-closing>{}</button></p>",
+                req.t("把光标移到打烊时刻，再补偿 ▶", "Move the cursor to closing time, then compensate ▶")
+            );
+        } else {
+            let _ = write!(
             s,
             "<p class=compensate-row><button data-cmd=reconcile data-testid=compensate>{}</button> {}</p>",
             req.t("补偿：现在对账", "Compensate: reconcile now"),
@@ -268,6 +283,7 @@ pub fn body(req: &mut Request) -> String {
                 "Runs the reconciler in the lab's own run at the cursor: what can be re-published is, the rest is reported for a person.",
             )
         );
+        }
     }
 
     // The three ledgers, side by side.
@@ -333,11 +349,12 @@ pub fn body(req: &mut Request) -> String {
         let _ = write!(
             s,
             "<p class=waiting data-testid=waiting>{} <b>{waiting}</b> {}</p>",
-            req.t("还有", "Another"),
-            req.t(
-                "笔订单尚无出餐，但还不算缺口：仍在宽限期内，或消息还归投递器处理。",
-                "orders have no effect yet but are not gaps: still within the grace period, or their message still belongs to the relay.",
-            )
+            req.t("还有", if waiting == 1 { "One more" } else { "Another" }),
+            match (req.zh(), waiting) {
+                (true, _) => "笔订单尚无出餐，但还不算缺口：仍在宽限期内，或消息还归投递器处理。",
+                (false, 1) => "order has no effect yet but is not a gap: still within the grace period, or its message still belongs to the relay.",
+                _ => "orders have no effect yet but are not gaps: still within the grace period, or their message still belongs to the relay.",
+            }
         );
     }
     s.push_str("<div class=ledgers>");
@@ -518,10 +535,22 @@ mod tests {
         assert!(b.contains("data-testid=no-gaps") && !b.contains("data-cmd=reconcile"));
         assert!(b.contains("<button data-at=259 data-testid=goto-gaps>"), "{b}");
         assert!(b.contains("<button data-go=\"?scenario=reconcile-compensate\" data-testid=try-reconcile>"));
+        // A cursor at the start shows closing time (the end of the run), and the way there.
         let start = body("insight=reconcile\n?scenario=reconcile-compensate&seed=1&step=0&lang=en");
-        assert!(!start.contains("<tr class") && !start.contains("data-key="), "no rows at step 0");
-        assert_eq!(start.matches("<p class=empty>(empty)</p>").count(), 3);
-        assert!(start.contains("data-testid=no-gaps"));
+        assert!(start.contains("data-key="), "the ledgers at closing time");
+        assert!(start.contains("this is closing time"), "{start}");
+        let lost = body("insight=reconcile\n?scenario=reconcile-compensate&seed=1&cfg=reconcile_interval_ms:0&lang=zh");
+        assert!(lost.contains("打烊时刻") && lost.contains("tr class=\"gap-"), "{lost}");
+        assert!(lost.contains("data-testid=goto-closing") && !lost.contains("data-cmd=reconcile"), "{lost}");
+        let at = lost.split("data-at=").nth(1).and_then(|r| r.split(' ').next()).unwrap_or("");
+        let len = RunSpec::builtin("reconcile-compensate", 1)
+            .and_then(|mut s| {
+                s.config.set("reconcile_interval_ms", "0").map_err(|e| e.to_string())?;
+                s.play().map_err(|e| e.to_string())
+            })
+            .unwrap()
+            .events_emitted();
+        assert_eq!(at, len.to_string(), "the button takes the cursor to the end");
     }
 
     #[test]

@@ -44,6 +44,8 @@ const RUNNERS_SCENARIO: &str = "two-relays-no-lock";
 const RUNNERS_EXTRA: [(&str, &str); 3] = [("batch_size", "3"), ("orders", "16"), ("order_interval_ms", "4000")];
 const SHARDS_SCENARIO: &str = "sharded-hot-key";
 const FULLSCAN_SCENARIO: &str = "full-scan-incident";
+/// Orders placed (one a second) in the full-scan part, on top of the preloaded rows.
+const FULLSCAN_ORDERS: u64 = 1_800;
 const ARCHIVE_SCENARIO: &str = "archive";
 /// The archive scenario's own `archive_after_ms` (two minutes).
 const ARCHIVE_AFTER_MS: u64 = 120_000;
@@ -79,7 +81,7 @@ impl Params {
         // Whole percent, so the share link stays short and readable.
         let hot = (req.number("hot", 0.6, 0.0, 1.0) * 100.0).round() / 100.0;
         let index = req.flag("index", false);
-        let rows = req.whole("rows", 30_000, 0, MAX_ROWS);
+        let rows = req.whole("rows", 5_000, 0, MAX_ROWS);
         let archive = req.flag("archive", true);
         let aidx = req.flag("aidx", false);
         Params { part, relays, lock, shards, hot, index, rows, archive, aidx }
@@ -684,8 +686,9 @@ fn shards(req: &mut Request, p: &Params) -> String {
             format!("{} 个分片，热点客户占 {}% 的订单（种子 {}）", p.shards, trim(p.hot * 100.0), req.link.seed)
         } else {
             format!(
-                "{} shards, the hot customer places {}% of the orders (seed {})",
+                "{} shard{}, the hot customer places {}% of the orders (seed {})",
                 p.shards,
+                if p.shards == 1 { "" } else { "s" },
                 trim(p.hot * 100.0),
                 req.link.seed
             )
@@ -885,7 +888,16 @@ fn wait_points(sim: &Simulation) -> Vec<(f64, f64)> {
 }
 
 fn fullscan(req: &mut Request, p: &Params) -> String {
-    let cfg = |index: bool| vec![("preload_rows", p.rows.to_string()), ("index", index.to_string())];
+    // Orders keep coming for half an hour, so the table grows under the scans: without the
+    // index the rows each scan reads climb with it, and so do the order writes' waits.
+    let cfg = |index: bool| {
+        vec![
+            ("preload_rows", p.rows.to_string()),
+            ("index", index.to_string()),
+            ("orders", FULLSCAN_ORDERS.to_string()),
+            ("order_interval_ms", "1000".to_string()),
+        ]
+    };
     let (Some(off), Some(on)) = (run(req, FULLSCAN_SCENARIO, &cfg(false)), run(req, FULLSCAN_SCENARIO, &cfg(true)))
     else {
         return format!(
@@ -1134,6 +1146,28 @@ fn archive(req: &mut Request, p: &Params) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_the_index_the_rows_each_scan_reads_climb_as_orders_arrive() {
+        let mut spec = RunSpec::builtin(FULLSCAN_SCENARIO, 1).unwrap();
+        for (k, v) in [("preload_rows", "5000"), ("index", "false"), ("orders", "1800"), ("order_interval_ms", "1000")]
+        {
+            spec.config.set(k, v).unwrap();
+        }
+        let sim = spec.play().unwrap();
+        let rows: Vec<u64> = sim
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::RelayScanned { rows_examined, .. } => Some(*rows_examined),
+                _ => None,
+            })
+            .collect();
+        assert!(rows.len() >= 20, "{rows:?}");
+        assert!(rows.windows(2).all(|w| w[0] <= w[1]), "never fewer rows: {rows:?}");
+        let (first, last) = (rows[0], rows[rows.len() - 1]);
+        assert!(last >= first + first / 4, "the table grows under the scans: {first} -> {last}");
+    }
     use crate::insight::answer;
 
     fn body_of(request: &str) -> String {
@@ -1230,7 +1264,10 @@ mod tests {
         assert!(per_scan(&on) * 100 < per_scan(&off));
         assert!(attr(&off, "wait-p99", "data-value") > attr(&on, "wait-p99", "data-value"));
         assert!(off.contains("data-testid=chart-scan-rows") && off.contains("data-testid=chart-order-wait"));
-        assert!(off.contains("cfg=preload_rows:20000,index:false\"") && on.contains("index:true\""));
+        assert!(
+            off.contains("cfg=preload_rows:20000,index:false,orders:1800,order_interval_ms:1000\"")
+                && on.contains("index:true,")
+        );
     }
 
     #[test]

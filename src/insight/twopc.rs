@@ -106,7 +106,7 @@ pub fn body(req: &mut Request) -> String {
     s.push_str(&round.render(req, v.n));
     s.push_str(&outbox.render(req));
     s.push_str("</div>");
-    s.push_str(&compare(req, &round, &outbox));
+    s.push_str(&compare(req, &round, &outbox, v.n));
     let _ = write!(
         s,
         "<p class=actions><button data-p=replay data-v={} data-testid=twopc-replay>{}</button> \
@@ -836,8 +836,12 @@ impl OutboxRound {
 }
 
 /// The two side by side, in numbers.
-fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound) -> String {
+fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound, n: u64) -> String {
     let ms = |v: Option<u64>| v.map_or("—".to_string(), |t| duration(t as f64));
+    // The picture draws at most DRAWN participants; every one of the n prepared participants
+    // blocks the same way (each voted yes in the drawn run), so the totals are for all n.
+    let blocked = if round.blocked_participants() > 0 { n } else { 0 };
+    let locks_ms = round.blocked_each_ms().saturating_mul(blocked);
     let answer_2pc = round.decided.map(|d| d.0);
     let rows: [(&str, String, String); 4] = [
         (req.t("顾客得到答复", "the customer has an answer"), ms(answer_2pc), ms(outbox.committed_ms)),
@@ -846,8 +850,12 @@ fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound) -> String {
             ms(answer_2pc),
             ms(outbox.effect_ms),
         ),
-        (req.t("等待中持有的锁", "locks held while waiting"), duration(round.blocked_ms() as f64), duration(0.0)),
-        (req.t("被阻塞的参与者", "participants blocked"), round.blocked_participants().to_string(), "0".to_string()),
+        (
+            req.t("等待中持有的锁（n 个参与者合计）", "locks held while waiting (all n)"),
+            duration(locks_ms as f64),
+            duration(0.0),
+        ),
+        (req.t("被阻塞的参与者", "participants blocked"), blocked.to_string(), "0".to_string()),
     ];
     let mut s = format!(
         "<table class=compare data-testid=twopc-compare><thead><tr><th></th><th>2PC</th><th>{}</th></tr></thead><tbody>",
@@ -963,6 +971,15 @@ fn group(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_comparison_counts_all_n_participants_not_only_the_drawn_ones() {
+        let a = super::super::answer("insight=twopc&n=10\n?seed=1&lang=en");
+        assert!(a.contains("<th>participants blocked</th><td>10</td><td>0</td>"), "{a}");
+        assert!(a.contains("<th>locks held while waiting (all n)</th><td>10 min</td>"), "{a}");
+        let calm = super::super::answer("insight=twopc&n=10&crash=0\n?seed=1&lang=en");
+        assert!(calm.contains("<th>participants blocked</th><td>0</td>"), "{calm}");
+    }
     use crate::insight::answer;
 
     fn body_of(params: &str, link: &str) -> (String, Vec<String>) {

@@ -90,13 +90,13 @@ pub fn mismatches() -> Vec<String> {
 /// way, stylesheet aside: the worker in the browser must draw exactly what the native tests
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
-    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0xde33_d4c1_7f3d_939f),
-    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x3bea_fb4e_b9ba_8e80),
+    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x57b6_60d1_2657_6b07),
+    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xee81_1031_33fc_aff0),
     ("insight=lanes\n?seed=1&lang=en", 0xe455_7e7a_5f8e_dbb0),
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x0dfb_744b_fc8c_2656),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
-        0xb424_dace_b3fc_ba63,
+        0xc2f1_4d9b_abf9_9fc5,
     ),
 ];
 
