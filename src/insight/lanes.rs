@@ -270,16 +270,10 @@ fn verdict_label(req: &Request, verdict: &str) -> &'static str {
 }
 
 /// The share link that opens a lane on the stage.
-fn go_link(lane: &RunSpec) -> String {
+fn go_link(req: &Request, lane: &RunSpec) -> String {
     let mut cfg = vec![("mode".to_string(), lane.config.mode.as_str().to_string())];
     cfg.extend(link::config_diff(&lane.scenario.config, &lane.config).into_iter().filter(|(k, _)| k != "mode"));
-    let cfg: Vec<String> = cfg.iter().map(|(k, v)| format!("{k}:{v}")).collect();
-    let mut q = format!("?scenario={}&seed={}&cfg={}", lane.scenario.id, lane.seed, cfg.join(","));
-    if !lane.interventions.is_empty() {
-        q.push_str("&x=");
-        q.push_str(&link::encode_interventions(&lane.interventions));
-    }
-    q
+    req.stage_link(&lane.scenario.id, Some(lane.seed), cfg, lane.interventions.clone())
 }
 
 pub fn body(req: &mut Request) -> String {
@@ -549,7 +543,7 @@ pub fn body(req: &mut Request) -> String {
         let _ = write!(
             s,
             "<button data-go=\"{}\" data-testid=go-{mode}>{}</button></section>",
-            esc(&go_link(&lane.spec)),
+            esc(&go_link(req, &lane.spec)),
             req.t("在舞台上打开这条路", "Open this lane on the stage")
         );
     }
@@ -591,7 +585,7 @@ mod tests {
         // The fault is marked in every lane, and each lane opens on the stage in its mode.
         assert_eq!(b.matches("class=\"moment m-crash fault\" data-t").count(), 3);
         assert!(
-            card(&b, "outbox").contains("data-go=\"?scenario=one-fault-three-ways&amp;seed=1&amp;cfg=mode:outbox\"")
+            card(&b, "outbox").contains("data-go=\"?scenario=one-fault-three-ways&amp;seed=1&amp;step=0&amp;lang=en&amp;view=metaphor&amp;cfg=mode:outbox\"")
         );
         assert!(card(&b, "commit_then_send").contains("cfg=mode:commit_then_send\""));
         assert!(b.matches("data-testid=verdict ").count() == 3);
@@ -629,7 +623,7 @@ mod tests {
         let b = a.split('\u{1}').nth(2).unwrap_or_default();
         assert_eq!(verdict(card(b, "outbox")), "correct");
         assert!(
-            card(b, "commit_then_send").contains("scenario=commit-then-send&amp;seed=2&amp;cfg=mode:commit_then_send")
+            card(b, "commit_then_send").contains("scenario=commit-then-send&amp;seed=2&amp;step=0&amp;lang=zh&amp;view=metaphor&amp;cfg=mode:commit_then_send")
         );
         let bad = answer("insight=lanes&from=nope\n?lang=en");
         assert_eq!(bad.matches("from=&quot;nope&quot;").count(), 1, "{bad}");

@@ -161,6 +161,28 @@ impl Request {
         play(&spec, &mut self.notices)
     }
 
+    /// The share link that opens a run on the lab's stage from its start: this request's seed
+    /// (unless `seed` says otherwise), language and view, with the given settings and
+    /// interventions (`link::to_query`, the same encoding as the address bar).
+    pub fn stage_link(
+        &self,
+        scenario: &str,
+        seed: Option<u64>,
+        config: Vec<(String, String)>,
+        interventions: Vec<crate::sim::scenario::Intervention>,
+    ) -> String {
+        link::to_query(&UrlState {
+            scenario: scenario.to_string(),
+            seed: seed.unwrap_or(self.link.seed),
+            step: None,
+            interventions,
+            config,
+            embed: false,
+            panel: None,
+            ..self.link.clone()
+        })
+    }
+
     /// The lab's cursor (events shown), if the link has one.
     pub fn step(&self) -> Option<u64> {
         self.link.step

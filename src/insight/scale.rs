@@ -178,13 +178,10 @@ fn run(req: &mut Request, scenario: &str, cfg: &[(&str, String)]) -> Option<Simu
 
 /// The button that opens this run on the lab's stage.
 fn go(req: &Request, scenario: &str, cfg: &[(&str, String)], testid: &str) -> String {
-    let cfg: Vec<String> = cfg.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    let cfg = cfg.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     format!(
-        "<p class=go-row><button class=go data-go=\"?scenario={scenario}&amp;seed={}&amp;lang={}&amp;view={}&amp;cfg={}\" data-testid=go-{testid}>{}</button></p>",
-        req.link.seed,
-        req.lang.code(),
-        req.link.vocab.code(),
-        esc(&cfg.join(",")),
+        "<p class=go-row><button class=go data-go=\"{}\" data-testid=go-{testid}>{}</button></p>",
+        esc(&req.stage_link(scenario, None, cfg, Vec::new())),
         req.t("在舞台上打开这次运行 ▶", "Open this run on the stage ▶")
     )
 }

@@ -877,17 +877,14 @@ fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound, n: u64) -> S
 
 /// The 2PC scenario on the lab's stage with this view's settings.
 fn stage_link(req: &Request, v: &Params, recovery_ms: u64, rtt_ms: u64) -> String {
-    format!(
-        "?scenario=two-pc-n-nodes&seed={}&lang={}&view={}&cfg=participants:{},participant_fail_rate:{},coordinator_crash_rate:{},coordinator_recovery_ms:{},two_pc_rtt_ms:{}",
-        req.link.seed,
-        req.lang.code(),
-        req.link.vocab.code(),
-        v.n,
-        ppm_decimal(v.fail_ppm),
-        if v.crash { "1" } else { "0" },
-        recovery_ms,
-        rtt_ms
-    )
+    let cfg = [
+        ("participants", v.n.to_string()),
+        ("participant_fail_rate", ppm_decimal(v.fail_ppm)),
+        ("coordinator_crash_rate", (if v.crash { "1" } else { "0" }).to_string()),
+        ("coordinator_recovery_ms", recovery_ms.to_string()),
+        ("two_pc_rtt_ms", rtt_ms.to_string()),
+    ];
+    req.stage_link("two-pc-n-nodes", None, cfg.map(|(k, v)| (k.to_string(), v)).to_vec(), Vec::new())
 }
 
 /// Runs a tiny scenario (one order at time 0) and returns its log.
@@ -1108,7 +1105,7 @@ mod tests {
         let en = answer("insight=twopc&p=0.95&n=5\n?lang=en&seed=9&view=tech");
         assert!(en.contains("With p = 95% and n = 5") && en.contains("coordinator"));
         assert!(en.contains(
-            "data-go=\"?scenario=two-pc-n-nodes&amp;seed=9&amp;lang=en&amp;view=tech&amp;cfg=participants:5,participant_fail_rate:0.05,coordinator_crash_rate:1,"
+            "data-go=\"?scenario=two-pc-n-nodes&amp;seed=9&amp;step=0&amp;lang=en&amp;view=tech&amp;cfg=participants:5,participant_fail_rate:0.05,coordinator_crash_rate:1,"
         ), "{en}");
         // The link the button opens parses without notices.
         let (_, link_notices) = crate::link::parse(&stage_link(

@@ -91,9 +91,9 @@ pub fn mismatches() -> Vec<String> {
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x57b6_60d1_2657_6b07),
-    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xee81_1031_33fc_aff0),
-    ("insight=lanes\n?seed=1&lang=en", 0xe455_7e7a_5f8e_dbb0),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x0dfb_744b_fc8c_2656),
+    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x62a0_7abf_1315_1a70),
+    ("insight=lanes\n?seed=1&lang=en", 0x6fc2_3c24_f48f_01f4),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x73ad_c109_2957_127c),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
         0xc2f1_4d9b_abf9_9fc5,
