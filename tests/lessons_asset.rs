@@ -8,9 +8,7 @@ use outbox_lab::sim::scenario;
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html");
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+use outbox_lab::insight::esc;
 
 /// The link a "show me" button loads: `?scenario=…&cfg=key:value,…` (as the share link).
 fn go(show: &ShowMe) -> String {
