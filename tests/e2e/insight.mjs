@@ -3,33 +3,16 @@
 // contention and scale, reconciliation with "compensate", and an insight view embedded in a
 // course page under a sub-path. Screenshots go to <out-dir>/insight-*.png.
 //   node tests/e2e/insight.mjs <url> <out-dir>
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-
-const require = createRequire(path.join(process.env.OUTBOX_LAB_TOOLS || '.', 'node_modules', 'x.js'));
-const { chromium } = require('playwright-core');
+import { ok, problems, newPage, finish } from './common.mjs';
 
 const [url, out] = process.argv.slice(2);
 fs.mkdirSync(out, { recursive: true });
-let failures = 0;
-const ok = (cond, what) => {
-  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!cond) failures++;
-};
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-});
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-const problems = [];
-page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning' || /panicked/.test(m.text())) problems.push(`console.${m.type()}: ${m.text()}`); });
-page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-const workerErrors = [];
+const page = await newPage();
 const requested = [];
 page.on('request', (r) => requested.push(r.url()));
-page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') workerErrors.push(m.text()); }));
+page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') problems.push(`worker: ${m.text()}`); }));
 
 const el = (id) => page.locator(`[data-testid=${id}]`).first();
 const text = async (id) => ((await el(id).textContent()) || '').trim();
@@ -233,9 +216,7 @@ await shot('reconcile-compensated-zh');
 
 // ---- every view on a 375 px phone, in dark mode: nothing wider than the screen ----
 {
-  const phone = await browser.newPage({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
-  phone.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`phone console.${m.type()}: ${m.text()}`); });
-  phone.on('pageerror', (e) => problems.push(`phone pageerror: ${e.message}`));
+  const phone = await newPage({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' }, 'phone ');
   await phone.goto(`${url}?scenario=mq-outage-backoff&seed=1&lang=zh&step=60`);
   await phone.waitForSelector('[data-testid=scene]');
   await phone.locator('[data-testid=insight-open]').click();
@@ -252,7 +233,4 @@ await shot('reconcile-compensated-zh');
   await phone.close();
 }
 
-ok(problems.length === 0 && workerErrors.length === 0, `no console errors or warnings${problems.length + workerErrors.length ? ':\n  ' + problems.concat(workerErrors).join('\n  ') : ''}`);
-await browser.close();
-console.log(failures ? `${failures} insight check(s) failed` : 'all insight checks passed');
-process.exit(failures ? 1 : 0);
+await finish('insight');

@@ -5,32 +5,16 @@
 // and the keyboard (Tab order, names, focus rings), reads the console for errors, and saves
 // screenshots to tests/e2e/out/.
 //   node tests/e2e/walk.mjs <url> <expected-summary.json> <out-dir>
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-
-const require = createRequire(path.join(process.env.OUTBOX_LAB_TOOLS || '.', 'node_modules', 'x.js'));
-const { chromium } = require('playwright-core');
+import { ok, newPage, finish } from './common.mjs';
 
 const [url, expectedFile, out] = process.argv.slice(2);
 const expected = JSON.parse(fs.readFileSync(expectedFile, 'utf8'));
 const scenarios = JSON.parse(fs.readFileSync(path.join(path.dirname(expectedFile), 'scenarios.json'), 'utf8'));
 fs.mkdirSync(out, { recursive: true });
 
-let failures = 0;
-const ok = (cond, what) => {
-  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!cond) failures++;
-};
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-});
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-const problems = [];
-page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning' || /panicked/.test(m.text())) problems.push(`console.${m.type()}: ${m.text()}`); });
-page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+const page = await newPage();
 
 const text = async (id) => ((await page.locator(`[data-testid=${id}]`).first().textContent()) || '').trim();
 const cell = (key) => page.locator(`[data-testid=summary] [data-testid=${key}] td`).innerText();
@@ -360,7 +344,4 @@ await shot('lessons-en-ai');
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
-ok(problems.length === 0, `no console errors or warnings${problems.length ? ':\n  ' + problems.join('\n  ') : ''}`);
-await browser.close();
-console.log(failures ? `${failures} check(s) failed` : 'all end-to-end checks passed');
-process.exit(failures ? 1 : 0);
+await finish('end-to-end');
