@@ -62,8 +62,8 @@ fn timeline_random_access_equals_replay() {
     let sim = sim::run(&scenario, config, 11).unwrap();
     let events = sim.events();
     assert!(events.len() > 2 * outbox_lab::sim::world::SNAPSHOT_EVERY, "need several snapshots, got {}", events.len());
-    let timeline = Timeline::new(1, events);
-    for cursor in [0, 1, 255, 256, 257, 600, events.len() - 1, events.len(), events.len() + 5] {
+    let timeline = Timeline::new(1, sim.config(), events);
+    for cursor in [0, 1, 63, 64, 65, 255, 256, 257, 600, events.len() - 1, events.len(), events.len() + 5] {
         let expected = World::replay(1, &events[..cursor.min(events.len())]);
         assert_eq!(timeline.world_at(events, cursor), expected, "cursor {cursor}");
     }

@@ -6,7 +6,6 @@ use super::consumer;
 use super::event::{DeliveryCause, EventKind, Injection};
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
-use std::collections::BTreeMap;
 
 /// A message the broker holds until it is acked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +26,7 @@ pub struct BrokerState {
     /// Published and not yet acked, by queue offset.
     pub unacked: IdMap<Unacked>,
     /// Outstanding delivery id -> queue offset.
-    pub outstanding: BTreeMap<u64, u64>,
+    pub outstanding: IdMap<u64>,
     /// A person asked that the next delivery be duplicated.
     pub duplicate_next_armed: bool,
 }

@@ -5,8 +5,8 @@
 
 use super::broker::Unacked;
 use super::event::{EventKind, Injection};
+use super::id_map::{IdMap, SharedMap};
 use super::simulation::{Action, Ctx};
-use std::collections::BTreeMap;
 
 /// The business effect recorded for one key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,17 +24,29 @@ pub struct ConsumerState {
     /// A person asked that the consumer crash before its next ack.
     pub crash_armed: bool,
     /// The dedup table: processed biz_key -> when.
-    pub dedup: BTreeMap<String, u64>,
+    pub dedup: SharedMap<String, u64>,
     /// The effects table, by biz_key.
     pub effects: EffectsTable,
+    /// The last keys put into the dedup table, oldest first (at most `RECENT_KEYS`).
+    pub recent_keys: Vec<String>,
 }
 
-/// The effects table: biz_key -> record. A key index over a Vec (rather than a map of
-/// records) shares its tree code with the dedup table's, which keeps the bundle small.
+/// How many of the latest dedup keys the state remembers in order (the stage shows them).
+pub const RECENT_KEYS: usize = 8;
+
+fn remember(recent: &mut Vec<String>, key: &str) {
+    if recent.len() >= RECENT_KEYS {
+        recent.remove(0);
+    }
+    recent.push(key.to_string());
+}
+
+/// The effects table: biz_key -> record. A key index over records kept in the order they
+/// were first applied (the index shares its code with the dedup table's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EffectsTable {
-    index: BTreeMap<String, u64>,
-    records: Vec<EffectRecord>,
+    index: SharedMap<String, u64>,
+    records: IdMap<EffectRecord>,
 }
 
 impl EffectsTable {
@@ -47,7 +59,7 @@ impl EffectsTable {
     }
 
     pub fn get(&self, biz_key: &str) -> Option<&EffectRecord> {
-        self.index.get(biz_key).and_then(|&i| self.records.get(i as usize))
+        self.index.get(biz_key).and_then(|i| self.records.get(i))
     }
 
     pub fn contains_key(&self, biz_key: &str) -> bool {
@@ -58,20 +70,21 @@ impl EffectsTable {
     pub fn record(&mut self, biz_key: &str, amount_cents: u64, at_ms: u64) {
         match self.index.get(biz_key).copied() {
             Some(i) => {
-                if let Some(r) = self.records.get_mut(i as usize) {
+                if let Some(r) = self.records.get_mut(&i) {
                     r.count += 1;
                 }
             }
             None => {
-                self.index.insert(biz_key.to_string(), self.records.len() as u64);
-                self.records.push(EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
+                let i = self.records.len() as u64;
+                self.index.insert(biz_key.to_string(), i);
+                self.records.insert(i, EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
             }
         }
     }
 
     /// (biz_key, record) in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &EffectRecord)> {
-        self.index.iter().filter_map(|(k, &i)| Some((k, self.records.get(i as usize)?)))
+        self.index.iter().filter_map(|(k, i)| Some((k, self.records.get(i)?)))
     }
 
     /// Records in key order.
@@ -86,7 +99,10 @@ impl ConsumerState {
         match kind {
             EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
                 if *recorded_key {
-                    self.dedup.entry(biz_key.clone()).or_insert(at_ms);
+                    if !self.dedup.contains_key(biz_key.as_str()) {
+                        self.dedup.insert(biz_key.clone(), at_ms);
+                        remember(&mut self.recent_keys, biz_key);
+                    }
                 }
                 self.effects.record(biz_key, *amount_cents, at_ms);
             }
@@ -95,6 +111,9 @@ impl ConsumerState {
                     let biz_key = format!("OLD-{n:07}");
                     self.dedup.insert(biz_key.clone(), 0);
                     self.effects.record(&biz_key, 1_000, 0);
+                    if n + RECENT_KEYS as u64 >= *rows {
+                        remember(&mut self.recent_keys, &biz_key);
+                    }
                 }
             }
             TwoPcCommitted { biz_key, amount_cents, .. } => {

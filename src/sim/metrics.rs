@@ -6,7 +6,6 @@ use super::event::{AlertMetric, DeliveryCause, Event, EventKind};
 use super::outbox_table::{Status, RETRY_BUCKETS};
 use super::world::World;
 use serde::Serialize;
-use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
@@ -48,6 +47,77 @@ pub struct Counters {
     pub two_pc_rounds: u64,
     pub two_pc_failed_rounds: u64,
     pub two_pc_blocked_ms: u64,
+}
+
+impl Counters {
+    /// Counts one event, with the world as it is after the event (`World::apply` calls
+    /// this, so the counters at any step of a log are part of the state at that step).
+    /// `first_publish`: no relay had published this message before.
+    pub fn observe(&mut self, world: &World, event: &Event, first_publish: bool) {
+        use EventKind::*;
+        let c = self;
+        match &event.kind {
+            OrderCommitted { .. } | OrderOnlyCommitted { .. } => c.orders_committed += 1,
+            TransactionRolledBack { .. } => c.orders_rolled_back += 1,
+            OrderServiceCrashed { .. } => c.order_crashes += 1,
+            RowsArchived { msg_ids } => c.rows_archived += msg_ids.len() as u64,
+            RelayScanned { rows_examined, latency_ms, .. } => {
+                c.scans += 1;
+                c.rows_examined += rows_examined;
+                c.max_rows_examined_per_scan = c.max_rows_examined_per_scan.max(*rows_examined);
+                c.max_scan_latency_ms = c.max_scan_latency_ms.max(*latency_ms);
+            }
+            RelayLockWaited { .. } => c.lock_waits += 1,
+            CasConflict { .. } => c.cas_conflicts += 1,
+            RelayCrashed { .. } => c.relay_crashes += 1,
+            MessagePublished { .. } => {
+                c.publishes += 1;
+                if !first_publish {
+                    c.duplicate_publishes += 1;
+                }
+            }
+            MessageSentDirectly { .. } => c.publishes += 1,
+            PublishFailed { .. } => c.publish_failures += 1,
+            MessageDead { .. } => {
+                c.publish_failures += 1;
+                c.dead_letters += 1;
+            }
+            MessageDelivered { cause, .. } => {
+                c.deliveries += 1;
+                if *cause != DeliveryCause::First {
+                    c.duplicate_deliveries += 1;
+                }
+                if *cause == DeliveryCause::AckTimeout {
+                    c.redeliveries += 1;
+                }
+            }
+            EffectApplied { biz_key, .. } => {
+                c.effects_applied += 1;
+                if world.order_db.order_by_key(biz_key).is_none() {
+                    c.ghost_effects += 1;
+                }
+                if world.consumer.effects.get(biz_key).map(|e| e.count) != Some(1) {
+                    c.duplicate_effects += 1;
+                }
+            }
+            DuplicateSkipped { .. } => c.duplicates_skipped += 1,
+            MessageAcked { .. } => c.acks += 1,
+            AckLost { .. } => c.acks_lost += 1,
+            ConsumerCrashed { .. } => c.consumer_crashes += 1,
+            MessageDone { .. } => c.messages_done += 1,
+            ReconcileStarted { .. } => c.reconcile_runs += 1,
+            GapFound { .. } => c.gaps_found += 1,
+            GapCompensated { .. } => c.gaps_compensated += 1,
+            TwoPcRoundStarted { .. } => c.two_pc_rounds += 1,
+            TwoPcCommitted { .. } => {
+                c.orders_committed += 1;
+                c.effects_applied += 1;
+            }
+            TwoPcAborted { .. } => c.two_pc_failed_rounds += 1,
+            TwoPcCoordinatorRecovered { blocked_ms, .. } => c.two_pc_blocked_ms += blocked_ms,
+            _ => {}
+        }
+    }
 }
 
 /// Nearest-rank percentiles of a set of durations.
@@ -222,12 +292,10 @@ impl Monitor {
 
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
-    pub counters: Counters,
     /// Consistency window (order commit -> its first effect) of every order, in ms.
     windows_ms: Vec<u64>,
     /// How long each order write waited for the database (behind scans).
     order_waits_ms: Vec<u64>,
-    published: BTreeSet<u64>,
     /// Gaps found, by kind (in `GapKind::ALL` order).
     pub gaps_by_kind: [u64; 5],
     pub shard_publishes: Vec<u64>,
@@ -255,104 +323,47 @@ impl Metrics {
         }
     }
 
+    /// The metrics' part of observing an event (the counters are the world's own:
+    /// [`Counters::observe`], applied by `World::apply`).
     pub fn observe(&mut self, world: &World, event: &Event) {
         use EventKind::*;
-        let c = &mut self.counters;
         let i = &mut self.interval;
         match &event.kind {
             TransactionBegan { waited_ms, .. } => {
                 self.order_waits_ms.push(*waited_ms);
                 i.max_order_wait_ms = i.max_order_wait_ms.max(*waited_ms);
             }
-            OrderCommitted { .. } | OrderOnlyCommitted { .. } => c.orders_committed += 1,
-            TransactionRolledBack { .. } => c.orders_rolled_back += 1,
-            OrderServiceCrashed { .. } => c.order_crashes += 1,
-            RowsArchived { msg_ids } => c.rows_archived += msg_ids.len() as u64,
             RelayScanned { rows_examined, latency_ms, .. } => {
-                c.scans += 1;
-                c.rows_examined += rows_examined;
-                c.max_rows_examined_per_scan = c.max_rows_examined_per_scan.max(*rows_examined);
-                c.max_scan_latency_ms = c.max_scan_latency_ms.max(*latency_ms);
                 i.scans += 1;
                 i.rows_examined += rows_examined;
                 i.max_scan_latency_ms = i.max_scan_latency_ms.max(*latency_ms);
             }
-            RelayLockWaited { .. } => c.lock_waits += 1,
-            CasConflict { .. } => c.cas_conflicts += 1,
-            RelayCrashed { .. } => c.relay_crashes += 1,
             MessagePublished { msg_id, .. } => {
-                c.publishes += 1;
                 i.publishes += 1;
-                if !self.published.insert(*msg_id) {
-                    c.duplicate_publishes += 1;
-                }
                 if let Some(n) =
                     world.order_db.outbox.get(*msg_id).and_then(|row| self.shard_publishes.get_mut(row.shard as usize))
                 {
                     *n += 1;
                 }
             }
-            MessageSentDirectly { .. } => {
-                c.publishes += 1;
-                i.publishes += 1;
-            }
-            PublishFailed { .. } => {
-                c.publish_failures += 1;
-                i.publish_failures += 1;
-            }
-            MessageDead { .. } => {
-                c.publish_failures += 1;
-                c.dead_letters += 1;
-                i.publish_failures += 1;
-            }
-            MessageDelivered { cause, .. } => {
-                c.deliveries += 1;
-                if *cause != DeliveryCause::First {
-                    c.duplicate_deliveries += 1;
-                }
-                if *cause == DeliveryCause::AckTimeout {
-                    c.redeliveries += 1;
-                }
-            }
+            MessageSentDirectly { .. } => i.publishes += 1,
+            PublishFailed { .. } | MessageDead { .. } => i.publish_failures += 1,
             EffectApplied { biz_key, .. } => {
-                c.effects_applied += 1;
-                let order = world.order_db.order_by_key(biz_key);
-                if order.is_none() {
-                    c.ghost_effects += 1;
-                }
-                match world.consumer.effects.get(biz_key) {
-                    Some(effect) if effect.count == 1 => {
-                        if let Some(order) = order {
-                            let window = event.at_ms.saturating_sub(order.created_at_ms);
-                            self.windows_ms.push(window);
-                            self.interval_windows_ms.push(window);
-                        }
-                    }
-                    _ => c.duplicate_effects += 1,
+                if let (Some(order), Some(1)) =
+                    (world.order_db.order_by_key(biz_key), world.consumer.effects.get(biz_key).map(|e| e.count))
+                {
+                    let window = event.at_ms.saturating_sub(order.created_at_ms);
+                    self.windows_ms.push(window);
+                    self.interval_windows_ms.push(window);
                 }
             }
-            DuplicateSkipped { .. } => c.duplicates_skipped += 1,
-            MessageAcked { .. } => c.acks += 1,
-            AckLost { .. } => c.acks_lost += 1,
-            ConsumerCrashed { .. } => c.consumer_crashes += 1,
-            MessageDone { .. } => c.messages_done += 1,
-            ReconcileStarted { .. } => c.reconcile_runs += 1,
             GapFound { gap, .. } => {
-                c.gaps_found += 1;
                 if let Some(n) = self.gaps_by_kind.get_mut(*gap as usize) {
                     *n += 1;
                 }
             }
-            GapCompensated { .. } => c.gaps_compensated += 1,
-            TwoPcRoundStarted { .. } => c.two_pc_rounds += 1,
-            TwoPcCommitted { .. } => {
-                c.orders_committed += 1;
-                c.effects_applied += 1;
-                // Strong consistency: the effect commits with the order.
-                self.windows_ms.push(0);
-            }
-            TwoPcAborted { .. } => c.two_pc_failed_rounds += 1,
-            TwoPcCoordinatorRecovered { blocked_ms, .. } => c.two_pc_blocked_ms += blocked_ms,
+            // Strong consistency: the effect commits with the order.
+            TwoPcCommitted { .. } => self.windows_ms.push(0),
             _ => {}
         }
     }

@@ -5,12 +5,11 @@
 use super::broker;
 use super::config::Mode;
 use super::event::{EventKind, RollbackCause, TxFault};
-use super::id_map::IdMap;
+use super::id_map::{IdMap, SharedMap};
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
 use super::simulation::{Action, Ctx};
 use super::two_phase;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderRow {
@@ -55,20 +54,20 @@ pub struct SentMessage {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrderDb {
     pub orders: IdMap<OrderRow>,
-    order_by_biz_key: BTreeMap<String, u64>,
+    order_by_biz_key: SharedMap<String, u64>,
     pub outbox: OutboxTable,
     /// Archived DONE rows (the history table), with its own unique index on biz_key.
-    pub history: BTreeMap<u64, OutboxRow>,
-    history_by_key: BTreeMap<String, u64>,
+    pub history: IdMap<OutboxRow>,
+    history_by_key: SharedMap<String, u64>,
     pub open_txs: IdMap<OpenTx>,
     /// Row locks held by relay transactions: msg_id -> relay.
-    pub row_locks: BTreeMap<u64, u64>,
+    pub row_locks: IdMap<u64>,
     /// The database is busy with a scan until then; order writes wait.
     pub db_busy_until_ms: u64,
     /// Wrong-turn modes: what the service published directly, by biz_key: the message id
     /// and when (two maps of one type, to keep the bundle small).
-    sent_msg_id: BTreeMap<String, u64>,
-    sent_at_ms: BTreeMap<String, u64>,
+    sent_msg_id: SharedMap<String, u64>,
+    sent_at_ms: SharedMap<String, u64>,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,

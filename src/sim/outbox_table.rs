@@ -5,8 +5,8 @@
 //! With sharding, each shard is its own table; rows carry their shard and every index is
 //! per shard, so one structure serves one shard or sixty-four.
 
+use super::id_map::{IdMap, SharedMap};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// Status moves one way only: PENDING -> SENT -> DONE, or PENDING -> DEAD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -98,13 +98,15 @@ pub struct ShardCounts {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutboxTable {
-    rows: BTreeMap<u64, OutboxRow>,
-    by_biz_key: BTreeMap<String, u64>,
+    rows: IdMap<OutboxRow>,
+    by_biz_key: SharedMap<String, u64>,
     /// The composite index, per shard: (shard, status, next_retry_at_ms, id).
-    by_status_next_retry: BTreeSet<(u32, Status, u64, u64)>,
+    by_status_next_retry: SharedMap<(u32, Status, u64, u64), ()>,
     /// DONE rows by when they became DONE, for the archive job, packed as
     /// `updated_at_ms << ID_BITS | id` (one u64 key instead of a pair: a smaller bundle).
-    done_by_updated_at: BTreeSet<u64>,
+    done_by_updated_at: SharedMap<u64, ()>,
+    /// Ids of the PENDING and SENT rows (what the rack shows first), in id order.
+    live_ids: SharedMap<u64, ()>,
     count_by_status: [u64; 4],
     shard_counts: Vec<ShardCounts>,
     /// PENDING rows by retry count (the last bucket holds the rest).
@@ -158,12 +160,48 @@ impl OutboxTable {
 
     /// Rows in the order of the (shard, status, next_retry_at_ms) index: what scans walk.
     pub fn rows_in_index_order(&self) -> impl Iterator<Item = &OutboxRow> {
-        self.by_status_next_retry.iter().filter_map(|&(_, _, _, id)| self.rows.get(&id))
+        self.by_status_next_retry.keys().filter_map(|&(_, _, _, id)| self.rows.get(&id))
+    }
+
+    /// The first `limit` PENDING or SENT rows, by id.
+    pub fn live_rows(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
+        self.live_ids.keys().take(limit).filter_map(|id| self.rows.get(id))
+    }
+
+    /// The `limit` rows that became DONE last, most recent first.
+    pub fn recently_done(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
+        self.done_by_updated_at.keys().rev().take(limit).filter_map(|key| self.rows.get(&(key & ID_MASK)))
+    }
+
+    /// A row's position in id order, and in the order of the scan's index.
+    pub fn position(&self, id: u64, index_order: bool) -> Option<usize> {
+        if !index_order {
+            return self.rows.rank(&id);
+        }
+        let row = self.rows.get(&id)?;
+        self.by_status_next_retry.rank(&(row.shard, row.status, row.next_retry_at_ms, row.id))
+    }
+
+    /// Up to `limit` rows from position `start`, in id order or in index order.
+    pub fn page(&self, start: usize, limit: usize, index_order: bool) -> Vec<&OutboxRow> {
+        if index_order {
+            self.by_status_next_retry
+                .iter_from(start)
+                .take(limit)
+                .filter_map(|(&(_, _, _, id), _)| self.rows.get(&id))
+                .collect()
+        } else {
+            self.rows.iter_from(start).take(limit).map(|(_, row)| row).collect()
+        }
     }
 
     /// DONE rows that became DONE at or before `cutoff_ms`, oldest first, at most `limit`.
     pub fn done_before(&self, cutoff_ms: u64, limit: usize) -> Vec<u64> {
-        self.done_by_updated_at.range(..=done_key(cutoff_ms, ID_MASK)).take(limit).map(|&key| key & ID_MASK).collect()
+        self.done_by_updated_at
+            .range(..=done_key(cutoff_ms, ID_MASK))
+            .take(limit)
+            .map(|(&key, _)| key & ID_MASK)
+            .collect()
     }
 
     /// Would an insert of this key violate the unique index?
@@ -188,12 +226,19 @@ impl OutboxTable {
         }
         let index_key = (row.shard, row.status, row.next_retry_at_ms, row.id);
         let done_key = done_key(row.updated_at_ms, row.id);
+        let live = matches!(row.status, Status::Pending | Status::Sent);
         if add {
-            self.by_status_next_retry.insert(index_key);
+            if live {
+                self.live_ids.insert(row.id, ());
+            }
+            self.by_status_next_retry.insert(index_key, ());
             if row.status == Status::Done {
-                self.done_by_updated_at.insert(done_key);
+                self.done_by_updated_at.insert(done_key, ());
             }
         } else {
+            if live {
+                self.live_ids.remove(&row.id);
+            }
             self.by_status_next_retry.remove(&index_key);
             self.done_by_updated_at.remove(&done_key);
         }
@@ -229,7 +274,7 @@ impl OutboxTable {
         let mut picked = Vec::new();
         let mut rows_examined = 0;
         let range = (shard, Status::Pending, 0, 0)..=(shard, Status::Pending, u64::MAX, u64::MAX);
-        for &(_, _, next_retry_at_ms, id) in self.by_status_next_retry.range(range) {
+        for (&(_, _, next_retry_at_ms, id), _) in self.by_status_next_retry.range(range) {
             if picked.len() as u64 >= batch {
                 break;
             }

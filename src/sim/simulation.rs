@@ -477,7 +477,7 @@ impl Simulation {
         self.seed
     }
     pub fn counters(&self) -> &Counters {
-        &self.recorder.metrics.counters
+        &self.world.counters
     }
     /// The time series for charts (bounded; see `metrics::MAX_SAMPLES`).
     pub fn series(&self) -> &Series {
@@ -713,7 +713,7 @@ impl Simulation {
     }
 
     pub fn summary(&self) -> Summary {
-        let c = &self.recorder.metrics.counters;
+        let c = &self.world.counters;
         let outbox = &self.world.order_db.outbox;
         let metrics = &self.recorder.metrics;
         let shards = (0..self.config.shards as u32)

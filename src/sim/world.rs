@@ -3,8 +3,11 @@
 //! step exactly.
 
 use super::broker::BrokerState;
+use super::config::Config;
 use super::consumer::ConsumerState;
 use super::event::{Event, EventKind, Injection};
+use super::id_map::IdMap;
+use super::metrics::Counters;
 use super::order_service::OrderDb;
 use super::relay::{self, RelayState};
 use super::two_phase::TwoPcState;
@@ -22,6 +25,10 @@ pub struct World {
     pub two_pc: TwoPcState,
     /// A person asked that the next relay to publish crash before marking the row SENT.
     pub relay_crash_armed: bool,
+    /// The run's counters up to here (the same numbers `outbox-sim run --json` reports).
+    pub counters: Counters,
+    /// Messages published at least once (to count publishes of the same message again).
+    published: IdMap<()>,
 }
 
 impl World {
@@ -35,6 +42,8 @@ impl World {
             consumer: ConsumerState::default(),
             two_pc: TwoPcState::default(),
             relay_crash_armed: false,
+            counters: Counters::default(),
+            published: IdMap::default(),
         }
     }
 
@@ -70,6 +79,13 @@ impl World {
             }
             _ => {}
         }
+        let first_publish = match kind {
+            EventKind::MessagePublished { msg_id, .. } => self.published.insert(*msg_id, ()).is_none(),
+            _ => true,
+        };
+        let mut counters = std::mem::take(&mut self.counters);
+        counters.observe(self, event, first_publish);
+        self.counters = counters;
     }
 
     /// The state after the given events, from an empty world.
@@ -82,37 +98,134 @@ impl World {
     }
 }
 
-/// Random access to the state at any step of a log: snapshots every `SNAPSHOT_EVERY`
-/// events, replay from the nearest one. Moving the cursor back costs at most that many applies.
+/// Random access to the state at any step of a log: snapshots along the way, replay from
+/// the nearest one. The world's tables share their storage between clones
+/// ([`super::id_map::SharedMap`]), so a snapshot costs one pointer per chunk of rows plus the
+/// chunks that changed since the one before, and a jump costs one clone (pointer copies)
+/// and at most `SNAPSHOT_EVERY - 1` applies.
+///
+/// It also keeps what the page looks up at any cursor without reading the log: the config
+/// in force (scripted and injected `set`s folded in) and where the scans are.
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    relay_count: u32,
-    snapshots: Vec<World>,
+    /// (events applied, the world after them), by position; the first is the empty world.
+    snapshots: Vec<(usize, World)>,
+    /// (events applied, the config after them): the start config, then one per change.
+    configs: Vec<(usize, Config)>,
+    /// Log positions of the scans (`RelayScanned`), in order.
+    scans: Vec<usize>,
+    /// Events seen so far.
+    len: usize,
+    empty: World,
 }
 
-pub const SNAPSHOT_EVERY: usize = 256;
+/// At most this many events between two snapshots.
+pub const SNAPSHOT_EVERY: usize = 64;
+
+/// Events that change many rows at once: a snapshot right after them keeps a jump near
+/// them from replaying them.
+fn is_heavy(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::TablePreloaded { rows, .. } => *rows > SNAPSHOT_EVERY as u64,
+        EventKind::RowsArchived { msg_ids } => msg_ids.len() > SNAPSHOT_EVERY,
+        _ => false,
+    }
+}
 
 impl Timeline {
-    pub fn new(relay_count: u32, events: &[Event]) -> Self {
-        let mut snapshots = vec![World::new(relay_count)];
+    /// An empty timeline for a run that starts with `config`.
+    pub fn start(relay_count: u32, config: &Config) -> Self {
+        Timeline {
+            snapshots: vec![(0, World::new(relay_count))],
+            configs: vec![(0, config.clone())],
+            scans: Vec::new(),
+            len: 0,
+            empty: World::new(relay_count),
+        }
+    }
+
+    /// The timeline of a whole log (replays it once).
+    pub fn new(relay_count: u32, config: &Config, events: &[Event]) -> Self {
+        let mut timeline = Timeline::start(relay_count, config);
         let mut world = World::new(relay_count);
         for (i, event) in events.iter().enumerate() {
             world.apply(event);
-            if (i + 1) % SNAPSHOT_EVERY == 0 {
-                snapshots.push(world.clone());
+            timeline.record(&events[..=i], &world);
+        }
+        timeline
+    }
+
+    /// Takes note of the events of `log` it has not seen yet; `world` is the state after
+    /// the whole `log` (the simulation's live world, so nothing is replayed while a run
+    /// plays, except to place snapshots inside a step that emitted many events).
+    pub fn record(&mut self, log: &[Event], world: &World) {
+        let fresh = log.get(self.len..).unwrap_or_default();
+        let heavy = fresh.iter().any(|e| is_heavy(&e.kind));
+        for event in fresh {
+            match &event.kind {
+                EventKind::Injected(Injection::ConfigChanged { key, value }) => {
+                    let mut config = self.configs.last().map(|(_, c)| c.clone()).unwrap_or_default();
+                    // A refused value changed nothing in the run either.
+                    if config.set(key, value).is_ok() {
+                        self.configs.push((self.len + 1, config));
+                    }
+                }
+                EventKind::RelayScanned { .. } => self.scans.push(self.len),
+                _ => {}
+            }
+            self.len += 1;
+        }
+        // Keep snapshots at most SNAPSHOT_EVERY apart, also inside one long step.
+        let mut at = self.snapshots.last().map_or(0, |(at, _)| *at);
+        if self.len - at > SNAPSHOT_EVERY {
+            let (_, last) = self.snapshot_before(at);
+            let mut between = last.clone();
+            while self.len - at > SNAPSHOT_EVERY {
+                for event in &log[at..at + SNAPSHOT_EVERY] {
+                    between.apply(event);
+                }
+                at += SNAPSHOT_EVERY;
+                self.snapshots.push((at, between.clone()));
             }
         }
-        Timeline { relay_count, snapshots }
+        if self.len > at && (self.len >= at + SNAPSHOT_EVERY || heavy) {
+            self.snapshots.push((self.len, world.clone()));
+        }
     }
 
     /// The state after the first `cursor` events (cursor is clamped to the log).
     pub fn world_at(&self, events: &[Event], cursor: usize) -> World {
         let cursor = cursor.min(events.len());
-        let index = (cursor / SNAPSHOT_EVERY).min(self.snapshots.len().saturating_sub(1));
-        let mut world = self.snapshots.get(index).cloned().unwrap_or_else(|| World::new(self.relay_count));
-        for event in &events[index * SNAPSHOT_EVERY..cursor] {
+        let (from, snapshot) = self.snapshot_before(cursor);
+        let mut world = snapshot.clone();
+        for event in &events[from.min(cursor)..cursor] {
             world.apply(event);
         }
         world
+    }
+
+    /// The last snapshot at or before `cursor`: (its position, its world).
+    pub fn snapshot_before(&self, cursor: usize) -> (usize, &World) {
+        let index = self.snapshots.partition_point(|(at, _)| *at <= cursor).saturating_sub(1);
+        match self.snapshots.get(index) {
+            Some((at, world)) => (*at, world),
+            // Never: a timeline always holds the empty world at 0.
+            None => (0, &self.empty),
+        }
+    }
+
+    /// The config in force after the first `cursor` events.
+    pub fn config_at(&self, cursor: usize) -> Option<&Config> {
+        let index = self.configs.partition_point(|(at, _)| *at <= cursor).checked_sub(1)?;
+        self.configs.get(index).map(|(_, c)| c)
+    }
+
+    /// The log position of the first scan at or after position `from`.
+    pub fn next_scan(&self, from: usize) -> Option<usize> {
+        self.scans.get(self.scans.partition_point(|&at| at < from)).copied()
+    }
+
+    pub fn snapshot_count(&self) -> usize {
+        self.snapshots.len()
     }
 }

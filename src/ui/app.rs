@@ -6,11 +6,11 @@ use super::i18n::{Lang, Vocab, Words};
 use super::lessons::Lessons;
 use super::panels::{checks::Checks, log::EventLog, sql::SqlPanel, table::MessageTable};
 use super::scene::Scene;
-use super::timeline::{Frame, Run};
+use super::timeline::{Frame, Playhead, Run};
 use super::url_state::{self, UrlState};
 use crate::sim::scenario::{Command, RunSpec};
 use leptos::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Milliseconds between two events at each speed (0.5× … 16×); no floats on the page.
 pub const SPEEDS: [u32; 6] = [1400, 700, 350, 175, 88, 44];
@@ -76,9 +76,16 @@ impl Lab {
         }
         let run = RwSignal::new(Arc::new(run));
         let cursor = RwSignal::new(cursor);
+        // The world at the cursor is kept and moved, not rebuilt: a step applies one event.
+        let head: Arc<Mutex<Option<Playhead>>> = Arc::default();
         let frame = Memo::new(move |_| {
             let c = cursor.get();
-            run.with(|r| r.frame(c))
+            run.with(|r| {
+                let mut guard = head.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let head = guard.get_or_insert_with(|| r.playhead());
+                r.seek(head, c);
+                r.frame(head)
+            })
         });
         Lab {
             run,

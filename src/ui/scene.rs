@@ -39,26 +39,11 @@ fn status_word(w: Words, s: Status) -> &'static str {
 /// the most recent DONE ones while there is room.
 fn rack_rows(f: &Frame) -> (Vec<OutboxRow>, usize) {
     let outbox = &f.world.order_db.outbox;
-    let mut live: Vec<OutboxRow> = outbox
-        .rows()
-        .filter(|r| matches!(r.status, Status::Pending | Status::Sent))
-        .take(RACK_SLOTS)
-        .cloned()
-        .collect();
+    // From the table's own indexes: the cost is the rack's size, not the table's.
+    let mut live: Vec<OutboxRow> = outbox.live_rows(RACK_SLOTS).cloned().collect();
     let room = RACK_SLOTS - live.len();
-    let done = outbox.count(Status::Done) as usize;
-    if room > 0 && done > 0 {
-        let mut recent: Vec<OutboxRow> = outbox
-            .rows()
-            .filter(|r| r.status == Status::Done)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .take(room)
-            .cloned()
-            .collect();
-        recent.reverse();
-        live.extend(recent);
+    if room > 0 {
+        live.extend(outbox.recently_done(room).cloned());
         live.sort_by_key(|r| r.id);
     }
     let total = outbox.len() - outbox.count(Status::Dead) as usize;
@@ -341,14 +326,13 @@ pub fn draw(f: &Frame, w: Words) -> String {
         if f.config.idempotent { "" } else { " off" },
         esc(w.t("spike"))
     );
-    let mut spiked: Vec<(u64, &String)> = f.world.consumer.dedup.iter().map(|(k, at)| (*at, k)).collect();
-    spiked.sort();
-    let n = spiked.len();
+    let spiked = &f.world.consumer.recent_keys;
+    let n = f.world.consumer.dedup.len();
     let just_spiked = match current {
         Some(EventKind::EffectApplied { biz_key, recorded_key: true, .. }) => Some(biz_key.as_str()),
         _ => None,
     };
-    for (i, (_, k)) in spiked.iter().skip(n.saturating_sub(SPIKE_SLOTS)).enumerate() {
+    for (i, k) in spiked.iter().skip(spiked.len().saturating_sub(SPIKE_SLOTS)).enumerate() {
         let _ = write!(
             o,
             r#"<g transform="translate(823,{dy})"><g class="ticket done spiked{ch}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
@@ -372,15 +356,16 @@ pub fn draw(f: &Frame, w: Words) -> String {
         o,
         r#"<g class="basket" data-testid="basket"><text x="950" y="204" class="label small">{}</text><text x="950" y="238" class="count" data-testid="basket-count">{}</text></g>"#,
         esc(w.t("basket")),
-        f.duplicates_skipped
+        f.world.counters.duplicates_skipped
     );
     let _ = write!(
         o,
         r#"<text x="945" y="132" class="served" text-anchor="middle">{} <tspan data-testid="served-count">{}</tspan></text>"#,
         esc(w.t("served")),
-        f.effects
+        f.world.counters.effects_applied
     );
-    let doubles = f.world.consumer.effects.values().filter(|e| e.count > 1).count();
+    // Extra charges: effects applied again for a key that had one.
+    let doubles = f.world.counters.duplicate_effects;
     if doubles > 0 {
         let _ = write!(
             o,

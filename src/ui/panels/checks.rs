@@ -2,7 +2,7 @@
 //! transition, and the counts up to the cursor.
 
 use crate::sim::checker::ViolationKind;
-use crate::sim::event::{DeliveryCause, EventKind};
+use crate::sim::event::EventKind;
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
@@ -39,30 +39,10 @@ fn badge_of(kind: ViolationKind) -> Badge {
     }
 }
 
-/// Counts up to the cursor: the same names as `outbox-sim run --json`.
+/// Counts up to the cursor: the core's counters in the world at the cursor (the same names
+/// and numbers as `outbox-sim run --json`).
 pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static str, String)> {
-    let mut c = [0u64; 7];
-    for e in &run.events[..f.cursor.min(run.len())] {
-        match &e.kind {
-            // The same counting as the core's metrics, for every mode.
-            EventKind::OrderCommitted { .. } | EventKind::OrderOnlyCommitted { .. } => c[0] += 1,
-            EventKind::TwoPcCommitted { .. } => {
-                c[0] += 1;
-                c[5] += 1;
-            }
-            EventKind::TransactionRolledBack { .. } => c[1] += 1,
-            EventKind::MessagePublished { .. } | EventKind::MessageSentDirectly { .. } => c[2] += 1,
-            EventKind::MessageDelivered { cause, .. } => {
-                c[3] += 1;
-                if *cause != DeliveryCause::First {
-                    c[6] += 1;
-                }
-            }
-            EventKind::DuplicateSkipped { .. } => c[4] += 1,
-            EventKind::EffectApplied { .. } => c[5] += 1,
-            _ => {}
-        }
-    }
+    let c = &f.world.counters;
     let outbox = &f.world.order_db.outbox;
     let at_end = f.cursor >= run.len();
     let lost = match (&run.summary, at_end) {
@@ -70,13 +50,13 @@ pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static
         _ => "…".to_string(),
     };
     vec![
-        ("orders_committed", "订单提交", "orders committed", c[0].to_string()),
-        ("orders_rolled_back", "事务回滚", "rolled back", c[1].to_string()),
-        ("publishes", "投递到 MQ", "published", c[2].to_string()),
-        ("deliveries", "MQ 投递次数", "deliveries", c[3].to_string()),
-        ("redeliveries", "其中重复/重投", "of which again", c[6].to_string()),
-        ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", c[4].to_string()),
-        ("effects_applied", "业务生效", "effects applied", c[5].to_string()),
+        ("orders_committed", "订单提交", "orders committed", c.orders_committed.to_string()),
+        ("orders_rolled_back", "事务回滚", "rolled back", c.orders_rolled_back.to_string()),
+        ("publishes", "投递到 MQ", "published", c.publishes.to_string()),
+        ("deliveries", "MQ 投递次数", "deliveries", c.deliveries.to_string()),
+        ("redeliveries", "其中重复/重投", "of which again", c.duplicate_deliveries.to_string()),
+        ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", c.duplicates_skipped.to_string()),
+        ("effects_applied", "业务生效", "effects applied", c.effects_applied.to_string()),
         ("outbox_pending", "PENDING", "PENDING", outbox.count(Status::Pending).to_string()),
         ("outbox_sent", "SENT", "SENT", outbox.count(Status::Sent).to_string()),
         ("outbox_done", "DONE", "DONE", outbox.count(Status::Done).to_string()),
@@ -89,7 +69,7 @@ pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static
 /// Which edge of the state machine the event walks: "new", "ps", "retry", "pdead", "sd", "pd".
 fn transition(f: &Frame) -> Option<(&'static str, Status)> {
     let e = f.event.as_ref()?;
-    let before = |id: u64| f.before.order_db.outbox.get(id).map(|r| r.status);
+    let before = |id: u64| f.before_row.as_ref().filter(|r| r.id == id).map(|r| r.status);
     match &e.kind {
         EventKind::OrderCommitted { .. } => Some(("new", Status::Pending)),
         EventKind::MessageMarkedSent { .. } => Some(("ps", Status::Sent)),

@@ -130,10 +130,12 @@ pub fn statements(run: &Run, i: usize, config: &Config) -> Vec<Line> {
     };
     if let Some(tx) = tx_id_of(&e.kind) {
         // The whole local transaction so far: earlier statements dimmed, this one marked.
-        let first = run.events[..i]
+        // A local transaction spans a few events: look back a bounded way for its BEGIN.
+        let window = i.saturating_sub(256);
+        let first = run.events[window..i]
             .iter()
             .rposition(|x| matches!(x.kind, TransactionBegan { tx_id, .. } if tx_id == tx))
-            .unwrap_or(i);
+            .map_or(i, |at| window + at);
         return run.events[first..=i]
             .iter()
             .enumerate()

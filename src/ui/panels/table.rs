@@ -26,33 +26,26 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     let page = RwSignal::new(0usize);
     let f = lab.frame;
 
-    let ordered_ids = move || {
-        f.with(|f| {
-            let outbox = &f.world.order_db.outbox;
-            match order.get() {
-                Order::ById => outbox.rows().map(|r| r.id).collect::<Vec<_>>(),
-                Order::Index => outbox.rows_in_index_order().map(|r| r.id).collect(),
-            }
-        })
-    };
     let total = move || f.with(|f| f.world.order_db.outbox.len());
     let pages = move || total().div_ceil(PAGE_ROWS).max(1);
 
-    // Follow the row the current event touches onto its page.
+    // Follow the row the current event touches onto its page (its position comes from the
+    // table's indexes: no pass over the rows).
     Effect::new(move |_| {
-        let touched = f.with(|f| f.event.as_ref().and_then(|e| touched_msg(&e.kind)));
-        if let Some(id) = touched {
-            if let Some(pos) = ordered_ids().iter().position(|x| *x == id) {
-                page.set(pos / PAGE_ROWS);
-            }
+        let index_order = order.get() == Order::Index;
+        let position = f.with(|f| {
+            let id = f.event.as_ref().and_then(|e| touched_msg(&e.kind))?;
+            f.world.order_db.outbox.position(id, index_order)
+        });
+        if let Some(pos) = position {
+            page.set(pos / PAGE_ROWS);
         }
     });
 
     let rows = move || {
-        let ids = ordered_ids();
         let p = page.get().min(pages() - 1);
         let index_view = order.get() == Order::Index;
-        f.with(|f| rows_html(f, &ids[(p * PAGE_ROWS).min(ids.len())..], index_view))
+        f.with(|f| rows_html(f, p * PAGE_ROWS, index_view))
     };
     let next_scan = move || {
         let words = w();
@@ -147,16 +140,18 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     }
 }
 
-/// One page of rows as HTML: `ids` in display order, from the page's first row.
-fn rows_html(f: &Frame, ids: &[u64], index_view: bool) -> String {
+/// One page of rows as HTML, from position `start` in display order.
+fn rows_html(f: &Frame, start: usize, index_view: bool) -> String {
     let outbox = &f.world.order_db.outbox;
+    let touched = f.event.as_ref().and_then(|e| touched_msg(&e.kind));
     let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
     let due_now: Vec<u64> = (0..f.config.shards as u32)
         .flat_map(|shard| outbox.scan_due(shard, f.now_ms, f.config.batch_size, |_| false).picked)
         .collect();
     let mut o = String::with_capacity(4096);
-    for row in ids.iter().take(PAGE_ROWS).filter_map(|id| outbox.get(*id)) {
-        let old = f.before.order_db.outbox.get(row.id);
+    for row in outbox.page(start, PAGE_ROWS, index_view) {
+        // Only the row the event touched changed; it did not exist before if it was inserted.
+        let old = if touched == Some(row.id) { f.before_row.as_ref() } else { Some(row) };
         let new_row = old.is_none();
         let c = |changed: bool| if new_row || changed { " changed" } else { "" };
         let status_changed = old.is_some_and(|r| r.status != row.status);

@@ -1,0 +1,376 @@
+//! The run the page shows, and the frame at its cursor. Pure (no browser crate): the page,
+//! the native tests and the benchmark use the same code.
+//!
+//! - [`Player`] plays a [`RunSpec`] in slices (`advance(budget)`), so a long run never holds
+//!   the page's thread for long; it builds the timeline from the simulation's own world as
+//!   it goes (nothing is replayed).
+//! - [`Run`] is a played run: its log, its [`Timeline`] (snapshots, the config in force, where
+//!   the scans are) and the checker's word.
+//! - [`Playhead`] is the world at the cursor, moved by applying the events between: a step
+//!   forward applies one event, a step back or a jump restores the nearest snapshot (a clone
+//!   that copies pointers, not rows) and applies at most `SNAPSHOT_EVERY - 1` events.
+//!   Nothing here reads the log from its start or counts events: the counters are the
+//!   world's own (`World::counters`).
+
+use crate::sim::checker::Violation;
+use crate::sim::config::Config;
+use crate::sim::event::{Event, EventKind};
+use crate::sim::id_map::IdMap;
+use crate::sim::outbox_table::OutboxRow;
+use crate::sim::scenario::{Command, Intervention, RunSpec};
+use crate::sim::world::SNAPSHOT_EVERY;
+use crate::sim::{Simulation, Summary, Timeline, World};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Logs longer than this are cut for the page.
+pub use crate::link::MAX_EVENTS_SHOWN;
+
+/// Each played run gets its own number, so a frame of one run never equals a frame of another.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// Plays a spec in slices. `RunSpec::play` in one go is the same loop with no budget: the
+/// script, each intervention at its place in the log, then the run to its end.
+pub struct Player {
+    spec: RunSpec,
+    sim: Simulation,
+    interventions: Vec<Intervention>,
+    next_intervention: usize,
+    timeline: Timeline,
+    keys: IdMap<String>,
+    recorded: usize,
+    finished: bool,
+}
+
+impl Player {
+    /// Starts the spec (at most [`MAX_EVENTS_SHOWN`] events; the spec keeps what was asked).
+    pub fn new(spec: RunSpec) -> Result<Player, String> {
+        let mut bounded = spec.config.clone();
+        bounded.max_events = bounded.max_events.min(MAX_EVENTS_SHOWN);
+        let sim = Simulation::new(&spec.scenario, bounded, spec.seed).map_err(|e| e.to_string())?;
+        let mut interventions = spec.interventions.clone();
+        interventions.sort_by_key(|i| i.after_events);
+        // The simulation's world starts with one relay; the others appear as they act.
+        let timeline = Timeline::start(1, &spec.config);
+        let mut player = Player {
+            spec,
+            sim,
+            interventions,
+            next_intervention: 0,
+            timeline,
+            keys: IdMap::default(),
+            recorded: 0,
+            finished: false,
+        };
+        player.record();
+        Ok(player)
+    }
+
+    /// Events played so far.
+    pub fn events(&self) -> usize {
+        self.sim.events().len()
+    }
+
+    /// The most events this run can have (for a progress bar: the run may end sooner).
+    pub fn max_events(&self) -> u64 {
+        self.sim.config().max_events
+    }
+
+    /// Simulated time so far, and when the run's inputs end (for a progress bar).
+    pub fn now_ms(&self) -> u64 {
+        self.sim.now_ms()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Plays on until about `budget_events` more events are in the log or the run ends.
+    /// Returns whether the run has ended. An intervention that cannot be done is an error.
+    pub fn advance(&mut self, budget_events: usize) -> Result<bool, String> {
+        let stop_at = self.events().saturating_add(budget_events.max(1));
+        while !self.finished && self.events() < stop_at {
+            match self.interventions.get(self.next_intervention) {
+                Some(i) if self.sim.events_emitted() >= i.after_events || self.sim.phase().is_finished() => {
+                    let command = i.command.clone();
+                    self.next_intervention += 1;
+                    self.sim.inject(command).map_err(|e| e.to_string())?;
+                }
+                Some(_) => {
+                    self.sim.step();
+                }
+                None => {
+                    if !self.sim.step() {
+                        self.finished = true;
+                    }
+                }
+            }
+            self.record();
+        }
+        Ok(self.finished)
+    }
+
+    /// Notes the events the last step added (snapshots come from the live world).
+    fn record(&mut self) {
+        let log = self.sim.events();
+        for e in &log[self.recorded..] {
+            if let EventKind::MessageInserted { msg_id, biz_key, .. } = &e.kind {
+                self.keys.insert(*msg_id, biz_key.clone());
+            }
+        }
+        self.timeline.record(log, self.sim.world());
+        self.recorded = self.sim.events().len();
+    }
+
+    /// The played run (plays whatever is left first).
+    pub fn finish(mut self) -> Result<Run, String> {
+        while !self.advance(usize::MAX / 2)? {}
+        let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+        Ok(Run {
+            violations: self.sim.violations().to_vec(),
+            summary: Some(self.sim.summary()),
+            events: self.sim.events().to_vec(),
+            spec: self.spec,
+            timeline: self.timeline,
+            keys: self.keys,
+            generation,
+        })
+    }
+}
+
+/// A played run: the spec, its whole log, the timeline for random access, and the checker's word.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub spec: RunSpec,
+    pub events: Vec<Event>,
+    pub timeline: Timeline,
+    pub violations: Vec<Violation>,
+    /// The checker's and counters' word on the whole run (None only for an empty run).
+    pub summary: Option<Summary>,
+    /// msg_id -> biz_key, for narrating events that carry only the id.
+    pub keys: IdMap<String>,
+    /// This run's number (frames of different runs never compare equal).
+    pub generation: u64,
+}
+
+impl Run {
+    /// Plays the spec to its end in one go.
+    pub fn play(spec: RunSpec) -> Result<Run, String> {
+        Player::new(spec)?.finish()
+    }
+
+    /// A run with no events: what the page shows if nothing could be played.
+    pub fn empty() -> Run {
+        let scenario = crate::sim::Scenario {
+            id: "empty".into(),
+            title_en: String::new(),
+            title_zh: String::new(),
+            config: Config::default(),
+            script: Vec::new(),
+        };
+        Run {
+            spec: RunSpec { scenario, config: Config::default(), seed: 0, interventions: Vec::new() },
+            events: Vec::new(),
+            timeline: Timeline::start(1, &Config::default()),
+            violations: Vec::new(),
+            summary: None,
+            keys: IdMap::default(),
+            generation: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn key_of(&self, msg_id: u64) -> String {
+        self.keys.get(&msg_id).cloned().unwrap_or_else(|| format!("#{msg_id}"))
+    }
+
+    /// The same spec with one more intervention after `cursor` events (later ones belong to
+    /// the future being replaced): what to play for "break it on purpose".
+    pub fn fork_spec(&self, cursor: usize, command: Command) -> RunSpec {
+        let mut spec = self.spec.clone();
+        spec.interventions.retain(|i| i.after_events <= cursor as u64);
+        spec.interventions.push(Intervention { after_events: cursor as u64, command });
+        spec
+    }
+
+    /// Where this run and `new` (a fork of it at `cursor`) part: the first event that
+    /// differs, or None if the command changed nothing.
+    pub fn parted_from(&self, new: &Run, cursor: usize) -> Option<usize> {
+        self.events
+            .iter()
+            .zip(new.events.iter())
+            .position(|(a, b)| a != b)
+            .or_else(|| (new.len() != self.len()).then(|| self.len().min(new.len())))
+            .map(|at| at.max(cursor))
+    }
+
+    /// The same spec with one more intervention, played again. Returns the new run and
+    /// where the two logs part, or None if the command changed nothing.
+    pub fn fork(&self, cursor: usize, command: Command) -> Result<(Run, Option<usize>), String> {
+        let run = Run::play(self.fork_spec(cursor, command))?;
+        let parted = self.parted_from(&run, cursor);
+        Ok((run, parted))
+    }
+
+    /// A playhead at the start of this run.
+    pub fn playhead(&self) -> Playhead {
+        Playhead {
+            generation: self.generation,
+            cursor: 0,
+            world: self.timeline.world_at(&self.events, 0),
+            before_row: None,
+        }
+    }
+
+    /// Moves `head` to just after the first `cursor` events (clamped to the log). Returns
+    /// how many events it applied: 1 for a step forward, at most `SNAPSHOT_EVERY` for any
+    /// other move.
+    pub fn seek(&self, head: &mut Playhead, cursor: usize) -> usize {
+        let cursor = cursor.min(self.events.len());
+        if head.generation != self.generation {
+            *head = self.playhead();
+        }
+        if cursor == head.cursor {
+            return 0;
+        }
+        if cursor == 0 {
+            *head = self.playhead();
+            return 0;
+        }
+        // The state just before the last event comes from the playhead itself when it is
+        // close behind (and no snapshot lies between), else from the nearest snapshot.
+        let (snapshot_at, snapshot) = self.timeline.snapshot_before(cursor - 1);
+        let close_behind = head.cursor < cursor && cursor - head.cursor <= SNAPSHOT_EVERY && head.cursor >= snapshot_at;
+        let from = if close_behind {
+            head.cursor
+        } else {
+            head.world = snapshot.clone();
+            snapshot_at
+        };
+        for event in &self.events[from..cursor] {
+            head.before_row = touched_msg(&event.kind).and_then(|id| head.world.order_db.outbox.get(id).cloned());
+            head.world.apply(event);
+        }
+        head.cursor = cursor;
+        let applied = cursor - from;
+        debug_assert!(applied <= SNAPSHOT_EVERY);
+        applied
+    }
+
+    /// The frame at `head`'s cursor.
+    pub fn frame(&self, head: &Playhead) -> Frame {
+        let cursor = head.cursor.min(self.events.len());
+        let event = cursor.checked_sub(1).and_then(|i| self.events.get(i)).cloned();
+        let next_scan =
+            self.timeline.next_scan(cursor).and_then(|at| self.events.get(at)).and_then(|e| match &e.kind {
+                EventKind::RelayScanned { picked, .. } => {
+                    Some(NextScan { seq: e.seq, at_ms: e.at_ms, picked: picked.clone() })
+                }
+                _ => None,
+            });
+        Frame {
+            generation: self.generation,
+            cursor,
+            total: self.events.len(),
+            now_ms: event.as_ref().map_or(0, |e| e.at_ms),
+            event,
+            before_row: if cursor == 0 { None } else { head.before_row.clone() },
+            world: head.world.clone(),
+            config: self.timeline.config_at(cursor).cloned().unwrap_or_else(|| self.spec.config.clone()),
+            next_scan,
+        }
+    }
+
+    /// The frame after the first `cursor` events, from scratch (tests; the page keeps a playhead).
+    pub fn frame_at(&self, cursor: usize) -> Frame {
+        let mut head = self.playhead();
+        self.seek(&mut head, cursor);
+        self.frame(&head)
+    }
+}
+
+/// The world at a cursor of one run, moved by [`Run::seek`].
+#[derive(Clone, Debug)]
+pub struct Playhead {
+    generation: u64,
+    cursor: usize,
+    world: World,
+    /// The row the last applied event touched, as it was before that event.
+    before_row: Option<OutboxRow>,
+}
+
+impl Playhead {
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+}
+
+/// What the next scan of the log picks (looked up in the timeline's list of scans).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NextScan {
+    pub seq: u64,
+    pub at_ms: u64,
+    pub picked: Vec<u64>,
+}
+
+/// Everything the page shows at one cursor position.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The run this frame belongs to ([`Run::generation`]).
+    pub generation: u64,
+    pub cursor: usize,
+    pub total: usize,
+    pub now_ms: u64,
+    /// The event that just happened (the cursor-th), if any.
+    pub event: Option<Event>,
+    /// The message row that event touched, as it was before it.
+    pub before_row: Option<OutboxRow>,
+    /// The state after that event (its counters are the run's counters up to here).
+    pub world: World,
+    /// The config in force (scripted and injected `set`s folded in).
+    pub config: Config,
+    pub next_scan: Option<NextScan>,
+}
+
+/// Two frames are the same frame when they are the same cursor of the same run: comparing
+/// worlds row by row would cost what the table holds.
+impl PartialEq for Frame {
+    fn eq(&self, other: &Self) -> bool {
+        self.generation == other.generation && self.cursor == other.cursor && self.total == other.total
+    }
+}
+
+/// The message row an event touches, if any (for highlighting).
+pub fn touched_msg(e: &EventKind) -> Option<u64> {
+    use EventKind::*;
+    match e {
+        MessageInserted { msg_id, .. }
+        | OrderCommitted { msg_id, .. }
+        | MessagePublished { msg_id, .. }
+        | MessageMarkedSent { msg_id, .. }
+        | PublishFailed { msg_id, .. }
+        | MessageDead { msg_id, .. }
+        | MessageDelivered { msg_id, .. }
+        | AckLost { msg_id, .. }
+        | EffectApplied { msg_id, .. }
+        | DuplicateSkipped { msg_id, .. }
+        | MessageAcked { msg_id, .. }
+        | RowClaimed { msg_id, .. }
+        | CasConflict { msg_id, .. }
+        | RelayCrashed { msg_id, .. }
+        | MessageSentDirectly { msg_id, .. }
+        | GapCompensated { msg_id, .. }
+        | MessageDone { msg_id, .. } => Some(*msg_id),
+        _ => None,
+    }
+}

@@ -1,0 +1,131 @@
+//! The page's frame model, natively: a run played in slices is the run played in one go;
+//! the playhead at any cursor holds exactly the replayed world, the config in force and the
+//! counters; a step applies one event and any move at most one snapshot interval.
+
+use outbox_lab::playback::{touched_msg, Player, Run};
+use outbox_lab::sim::event::{EventKind, Injection};
+use outbox_lab::sim::prng::Prng;
+use outbox_lab::sim::scenario::{self, Command, Intervention, RunSpec};
+use outbox_lab::sim::world::SNAPSHOT_EVERY;
+use outbox_lab::sim::{Config, World};
+
+fn spec(id: &str) -> RunSpec {
+    RunSpec::builtin(id, 7).expect("built-in scenario")
+}
+
+/// The config after the first `cursor` events, folded from the log the slow way.
+fn config_by_folding(run: &Run, cursor: usize) -> Config {
+    let mut config = run.spec.config.clone();
+    for e in &run.events[..cursor] {
+        if let EventKind::Injected(Injection::ConfigChanged { key, value }) = &e.kind {
+            let _ = config.set(key, value);
+        }
+    }
+    config
+}
+
+#[test]
+fn slices_play_the_same_run_as_one_go() {
+    for id in scenario::IDS {
+        let mut spec = spec(id);
+        spec.interventions = vec![
+            Intervention { after_events: 5, command: Command::DuplicateNextDelivery },
+            Intervention { after_events: 30, command: Command::Set { key: "batch_size".into(), value: "3".into() } },
+        ];
+        let whole = spec.play().expect("plays");
+        let mut player = Player::new(spec.clone()).expect("starts");
+        let mut slices = 0;
+        while !player.advance(17).expect("advances") {
+            slices += 1;
+            assert!(slices < 1_000_000, "{id}: never finished");
+        }
+        let run = player.finish().expect("finishes");
+        assert_eq!(run.events, whole.events(), "{id}");
+        let summary = |s: &outbox_lab::sim::Summary| serde_json::to_string(s).expect("serializes");
+        assert_eq!(run.summary.as_ref().map(summary), Some(summary(&whole.summary())), "{id}");
+        assert_eq!(run.violations, whole.violations(), "{id}");
+    }
+}
+
+#[test]
+fn the_playhead_holds_the_replayed_world_at_every_cursor_it_visits() {
+    for id in ["seed-demo", "mq-outage-backoff", "archive", "sharded-hot-key", "two-relays-skip-locked"] {
+        let mut spec = spec(id);
+        spec.interventions = vec![Intervention {
+            after_events: 40,
+            command: Command::Set { key: "scan_interval_ms".into(), value: "2000".into() },
+        }];
+        let run = Run::play(spec).expect("plays");
+        let n = run.len();
+        // The world after each prefix of the log, replayed once from the start.
+        let mut replayed = vec![World::new(1)];
+        for e in &run.events {
+            let mut next = replayed.last().expect("not empty").clone();
+            next.apply(e);
+            replayed.push(next);
+        }
+        let mut head = run.playhead();
+        let mut rng = Prng::new(3);
+        // Forward through the whole run, then random jumps and steps back.
+        let mut cursors: Vec<usize> = (0..=n).collect();
+        cursors.extend((0..300).map(|_| rng.below(n as u64 + 1) as usize));
+        cursors.extend((0..n).rev().take(200));
+        for cursor in cursors {
+            let from = head.cursor();
+            let applied = run.seek(&mut head, cursor);
+            assert!(applied <= SNAPSHOT_EVERY, "{id}: {from} -> {cursor} applied {applied}");
+            if cursor == from + 1 {
+                assert_eq!(applied, 1, "{id}: a step forward applies one event");
+            }
+            let frame = run.frame(&head);
+            assert_eq!(frame.cursor, cursor);
+            assert!(frame.world == replayed[cursor], "{id}: world at {cursor}");
+            assert_eq!(frame.config, config_by_folding(&run, cursor), "{id}: config at {cursor}");
+            // The next scan, found without reading the log.
+            let expected = run.events[cursor..].iter().find(|e| matches!(e.kind, EventKind::RelayScanned { .. }));
+            assert!(World::replay(1, &run.events[..cursor.min(3)]) == replayed[cursor.min(3)]);
+            assert_eq!(frame.next_scan.as_ref().map(|s| s.seq), expected.map(|e| e.seq), "{id}: next scan at {cursor}");
+            // The row the event touched, as it was before the event.
+            if cursor > 0 {
+                let before = &replayed[cursor - 1];
+                let touched = touched_msg(&run.events[cursor - 1].kind);
+                let expected = touched.and_then(|id| before.order_db.outbox.get(id).cloned());
+                assert_eq!(frame.before_row, expected, "{id}: row before event {cursor}");
+            }
+        }
+    }
+}
+
+#[test]
+fn counters_at_the_end_are_the_summary_counters() {
+    for id in scenario::IDS {
+        let run = Run::play(spec(id)).expect("plays");
+        let frame = run.frame_at(run.len());
+        let whole = spec(id).play().expect("plays");
+        assert_eq!(&frame.world.counters, whole.counters(), "{id}");
+    }
+}
+
+#[test]
+fn frames_of_different_runs_or_cursors_differ_and_equal_ones_compare_cheaply() {
+    let a = Run::play(spec("seed-demo")).expect("plays");
+    let b = Run::play(spec("seed-demo")).expect("plays");
+    assert_ne!(a.generation, b.generation);
+    assert!(a.frame_at(5) == a.frame_at(5));
+    assert!(a.frame_at(5) != a.frame_at(6));
+    assert!(a.frame_at(5) != b.frame_at(5), "another run, even with the same log");
+}
+
+/// Snapshots share the big table: a 100,000-row table is stored once, not once per snapshot.
+#[test]
+fn snapshots_of_a_big_table_share_its_rows() {
+    let run = Run::play(spec("full-scan-incident")).expect("plays");
+    let first = run.timeline.world_at(&run.events, 2);
+    let last = run.timeline.world_at(&run.events, run.len());
+    let rows = &first.order_db.outbox;
+    assert!(rows.len() >= 100_000);
+    let shared = last.order_db.orders.shared_chunks_with(&first.order_db.orders);
+    let chunks = first.order_db.orders.chunk_count();
+    assert!(shared * 10 >= chunks * 9, "orders: {shared} of {chunks} chunks shared between start and end");
+    assert!(run.timeline.snapshot_count() > 2);
+}
