@@ -95,8 +95,17 @@ pub const PANELS: [&str; 12] =
     ["stage", "log", "sql", "checks", "table", "break", "lessons", "dashboard", "twopc", "lanes", "scale", "reconcile"];
 
 /// The page plays at most this many events of a run (the spec and the share link keep what
-/// was asked for); the insight worker plays the same.
+/// was asked for); the insight worker plays the same. Measured in headless Chromium
+/// (`tests/e2e/perf.mjs`, release build): a played run holds about 1.0 KB of wasm memory per
+/// event (log, timeline, world), so 200,000 events stay near 210 MB, and play in well under
+/// a second.
 pub const MAX_EVENTS_SHOWN: u64 = 200_000;
+
+/// The most preloaded rows a link may ask the page for (the CLI takes up to 2,000,000).
+/// Measured: about 0.5 KB of wasm memory per preloaded row (order, message row, indexes,
+/// dedup and effect), so 100,000 rows take about 50 MB, and with a run of
+/// [`MAX_EVENTS_SHOWN`] events the page stays within its budget of 300 MB.
+pub const MAX_PRELOAD_ROWS_SHOWN: u64 = 100_000;
 
 impl UrlState {
     /// The run this link names: its built-in scenario (the default one if that is unknown),
@@ -117,8 +126,15 @@ impl UrlState {
     pub fn apply(&self, spec: &mut RunSpec, notices: &mut Vec<String>) {
         spec.interventions = self.interventions.clone();
         for (k, v) in &self.config {
+            let before = spec.config.clone();
             if let Err(e) = spec.config.set(k, v) {
                 notices.push(e.to_string());
+            } else if spec.config.preload_rows > MAX_PRELOAD_ROWS_SHOWN {
+                notices.push(format!(
+                    "preload_rows={v}: the page holds at most {MAX_PRELOAD_ROWS_SHOWN} preloaded rows \
+                     (about 0.5 KB each); `outbox-sim run` takes up to 2000000 / 页面最多预置 {MAX_PRELOAD_ROWS_SHOWN} 行"
+                ));
+                spec.config = before;
             }
         }
     }

@@ -84,6 +84,22 @@ impl Player {
         self.finished
     }
 
+    /// How far the run has got, in thousandths (for a progress bar): the larger of the share
+    /// of the event limit used and the share of simulated time to the expected end (orders
+    /// spaced as configured, the script, then `settle_after_ms`). Below 1000 until finished.
+    pub fn progress_permille(&self) -> u32 {
+        if self.finished {
+            return 1000;
+        }
+        let config = self.sim.config();
+        let script_end_ms = self.spec.scenario.script.last().map_or(0, |s| s.at_ms);
+        let orders_end_ms = config.orders.saturating_mul(config.order_interval_ms);
+        let end_ms = script_end_ms.max(orders_end_ms).saturating_add(config.settle_after_ms).max(1);
+        let by_time = self.sim.now_ms().saturating_mul(1000) / end_ms;
+        let by_events = (self.events() as u64).saturating_mul(1000) / config.max_events.max(1);
+        by_time.max(by_events).min(999) as u32
+    }
+
     /// Plays on until about `budget_events` more events are in the log or the run ends.
     /// Returns whether the run has ended. An intervention that cannot be done is an error.
     pub fn advance(&mut self, budget_events: usize) -> Result<bool, String> {
@@ -186,6 +202,23 @@ impl Run {
         self.events.is_empty()
     }
 
+    /// If the page cut this run at [`MAX_EVENTS_SHOWN`] events, a notice saying so (the
+    /// rest is not played, so nothing after the cut is judged: unfinished, not lost).
+    pub fn cut_notice(&self) -> Option<String> {
+        let summary = self.summary.as_ref()?;
+        let cut = summary.phase == crate::sim::simulation::Phase::EventLimit
+            && self.len() as u64 >= MAX_EVENTS_SHOWN
+            && self.spec.config.max_events > MAX_EVENTS_SHOWN;
+        cut.then(|| {
+            format!(
+                "this run stops at the page's limit of {MAX_EVENTS_SHOWN} events ({} orders committed by then); \
+                 what follows is unfinished, not lost — `outbox-sim run` plays it whole / \
+                 页面最多播放 {MAX_EVENTS_SHOWN} 个事件（此前提交了 {} 个订单），之后的部分未播放（未完成，不算丢失）",
+                summary.orders_committed, summary.orders_committed
+            )
+        })
+    }
+
     pub fn key_of(&self, msg_id: u64) -> String {
         self.keys.get(&msg_id).cloned().unwrap_or_else(|| format!("#{msg_id}"))
     }
@@ -229,8 +262,8 @@ impl Run {
     }
 
     /// Moves `head` to just after the first `cursor` events (clamped to the log). Returns
-    /// how many events it applied: 1 for a step forward, at most `SNAPSHOT_EVERY` for any
-    /// other move.
+    /// how many events it applied: at most 1 for a step forward (0 when a snapshot sits
+    /// there), at most `SNAPSHOT_EVERY` for any other move.
     pub fn seek(&self, head: &mut Playhead, cursor: usize) -> usize {
         let cursor = cursor.min(self.events.len());
         if head.generation != self.generation {
@@ -245,6 +278,17 @@ impl Run {
         }
         // The state just before the last event comes from the playhead itself when it is
         // close behind (and no snapshot lies between), else from the nearest snapshot.
+        // A snapshot right at the cursor serves as it is when the last event touched no row
+        // (so there is no "row before" to show): heavy events (a preload, an archive run)
+        // are never replayed for a step onto them.
+        let (exact_at, exact) = self.timeline.snapshot_before(cursor);
+        let last = &self.events[cursor - 1];
+        if exact_at == cursor && touched_msg(&last.kind).is_none() {
+            head.world = exact.clone();
+            head.before_row = None;
+            head.cursor = cursor;
+            return 0;
+        }
         let (snapshot_at, snapshot) = self.timeline.snapshot_before(cursor - 1);
         let close_behind = head.cursor < cursor && cursor - head.cursor <= SNAPSHOT_EVERY && head.cursor >= snapshot_at;
         let from = if close_behind {

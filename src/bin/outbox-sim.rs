@@ -18,6 +18,9 @@ usage:
   outbox-sim keys                          list config keys, defaults and ranges
   outbox-sim run <scenario> [--seed N] [--set key=value]... [--json] [--trace]
   outbox-sim bench --orders N [--seed N] [--set key=value]...
+  outbox-sim frames <scenario> [--seed N] [--set key=value]...
+                                           the page's frame model, timed natively: play,
+                                           steps, jumps, snapshots (p50 / p95 / max)
   outbox-sim help";
 
 fn main() -> ExitCode {
@@ -56,11 +59,12 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         }
         "run" => run(rest),
         "bench" => bench(rest),
+        "frames" => frames(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
         }
-        other => Err(format!("unknown command '{other}'; allowed: scenarios, keys, run, bench, help")),
+        other => Err(format!("unknown command '{other}'; allowed: scenarios, keys, run, bench, frames, help")),
     }
 }
 
@@ -334,5 +338,51 @@ fn bench(args: &[String]) -> Result<(), String> {
     );
     println!("phase            {:?}", s.phase);
     println!("violations       {}", s.violations_total);
+    Ok(())
+}
+
+/// Microsecond percentiles of a sample: "p50 / p95 / max".
+fn micros(mut us: Vec<u128>) -> String {
+    us.sort_unstable();
+    let at = |p: usize| us.get((us.len() * p).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0);
+    format!("{} / {} / {} µs", at(50), at(95), us.last().copied().unwrap_or(0))
+}
+
+/// The page's frame model on one run, natively: how long the run takes to play (as the page
+/// plays it), and what a step forward, a step back and a jump cost (seek + frame).
+fn frames(args: &[String]) -> Result<(), String> {
+    use outbox_lab::playback::Run;
+    use outbox_lab::sim::prng::Prng;
+    use outbox_lab::sim::scenario::RunSpec;
+    let o = parse_options(args, &["--seed", "--set"])?;
+    let [id] = o.positional.as_slice() else {
+        return Err("frames needs one scenario id (see: outbox-sim scenarios)".into());
+    };
+    let scenario = scenario::find(id)?;
+    let config = configure(&scenario.config, &o.sets)?;
+    let spec = RunSpec { scenario, config, seed: o.seed, interventions: Vec::new() };
+    let started = Instant::now();
+    let run = Run::play(spec)?;
+    let play_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let n = run.len();
+    let time = |run: &Run, head: &mut outbox_lab::playback::Playhead, to: usize| {
+        let t = Instant::now();
+        run.seek(head, to);
+        let frame = run.frame(head);
+        std::hint::black_box(&frame);
+        t.elapsed().as_micros()
+    };
+    let mut head = run.playhead();
+    let forward: Vec<u128> = (1..=n).map(|c| time(&run, &mut head, c)).collect();
+    let back: Vec<u128> = (0..n).rev().map(|c| time(&run, &mut head, c)).collect();
+    let mut rng = Prng::new(o.seed);
+    let jumps: Vec<u128> = (0..200).map(|_| time(&run, &mut head, rng.below(n as u64 + 1) as usize)).collect();
+    println!("scenario         {id}");
+    println!("events           {n}");
+    println!("play_ms          {play_ms:.1}");
+    println!("snapshots        {}", run.timeline.snapshot_count());
+    println!("step_forward     {}", micros(forward));
+    println!("step_back        {}", micros(back));
+    println!("jump             {}", micros(jumps));
     Ok(())
 }

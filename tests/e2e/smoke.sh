@@ -4,7 +4,8 @@
 # and checks the page against the native core's summary, walks every scenario, reads the
 # console for errors, opens the lessons, and embeds the lab in a course page
 # (lesson-7/embed-test.html with the lab at lesson-7/lab/); then the insight panel's views
-# (tests/e2e/insight.mjs). Screenshots go to tests/e2e/out/.
+# (tests/e2e/insight.mjs); then the performance benchmark (tests/e2e/perf.mjs, prints a
+# table, fails only on a broken page). Screenshots and perf.txt go to tests/e2e/out/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/env.sh
@@ -31,6 +32,9 @@ rows = []
 for i in ids:
     s = json.loads(subprocess.check_output(["cargo", "run", "--quiet", "--bin", "outbox-sim", "--", "run", i, "--json"]))
     rows.append({"scenario": i, "events": s["events"], "effects_applied": s["effects_applied"]})
+    if s["events"] > 600:  # walk.mjs checks long runs at sampled cursors against the trace
+        with open(f"{sys.argv[1]}/trace-{i}.jsonl", "w") as f:
+            f.write(subprocess.check_output(["cargo", "run", "--quiet", "--bin", "outbox-sim", "--", "run", i, "--trace"], text=True))
 json.dump(rows, open(sys.argv[1] + "/scenarios.json", "w"))
 PY
 
@@ -42,3 +46,5 @@ for _ in $(seq 1 50); do curl -fsS "$url" >/dev/null 2>&1 && break; sleep 0.1; d
 
 timeout 600 node tests/e2e/walk.mjs "$url" "$out/expected.json" "$out"
 timeout 600 node tests/e2e/insight.mjs "$url" "$out"
+# Numbers, not verdicts: load, step, jump and autoplay timings per scenario (see the README).
+timeout 900 node tests/e2e/perf.mjs "$url" | tee "$out/perf.txt"
