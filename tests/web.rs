@@ -604,7 +604,10 @@ async fn a_long_run_plays_in_slices_with_progress_and_cancel() {
     let progress: u32 = m.el("[data-testid=loading-progress]").get_attribute("value").unwrap().parse().unwrap();
     assert!(progress > 0 && progress < 1000, "progress {progress}‰");
     m.click("[data-testid=view]").await;
-    assert!(m.has("[data-testid=loading]") && m.text("[data-testid=label-cashier]") == "订单服务", "the page answers meanwhile");
+    assert!(
+        m.has("[data-testid=loading]") && m.text("[data-testid=label-cashier]") == "订单服务",
+        "the page answers meanwhile"
+    );
     m.click("[data-testid=loading-cancel]").await;
     assert!(!m.has("[data-testid=loading]"), "cancel stops it");
     wait_ms(50).await;
