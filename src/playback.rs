@@ -141,10 +141,11 @@ impl Player {
     pub fn finish(mut self) -> Result<Run, String> {
         while !self.advance(usize::MAX / 2)? {}
         let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+        let summary = self.sim.summary();
         Ok(Run {
             violations: self.sim.violations().to_vec(),
-            summary: Some(self.sim.summary()),
-            events: self.sim.events().to_vec(),
+            summary: Some(summary),
+            events: self.sim.take_events(),
             spec: self.spec,
             timeline: self.timeline,
             keys: self.keys,

@@ -461,6 +461,11 @@ impl Simulation {
     pub fn events(&self) -> &[Event] {
         &self.recorder.log
     }
+    /// Hands the log over (the simulation keeps an empty one): a finished run's log is moved,
+    /// not copied, into whatever shows it.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.recorder.log)
+    }
     pub fn world(&self) -> &World {
         &self.world
     }
