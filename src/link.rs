@@ -96,15 +96,16 @@ pub const PANELS: [&str; 12] =
 
 /// The page plays at most this many events of a run (the spec and the share link keep what
 /// was asked for); the insight worker plays the same. Measured in headless Chromium
-/// (`tests/e2e/perf.mjs`, release build): a played run holds about 1.0 KB of wasm memory per
-/// event (log, timeline, world), so 200,000 events stay near 210 MB, and play in well under
-/// a second.
+/// (`tests/e2e/perf.mjs`, release build): a played run holds about 0.45 KB of wasm memory per
+/// event (log, timeline snapshots, world), so 200,000 events stay under 90 MB, and play in
+/// well under a second.
 pub const MAX_EVENTS_SHOWN: u64 = 200_000;
 
 /// The most preloaded rows a link may ask the page for (the CLI takes up to 2,000,000).
 /// Measured: about 0.5 KB of wasm memory per preloaded row (order, message row, indexes,
-/// dedup and effect), so 100,000 rows take about 50 MB, and with a run of
-/// [`MAX_EVENTS_SHOWN`] events the page stays within its budget of 300 MB.
+/// dedup and effect), so 100,000 rows take about 48 MB; with a run of [`MAX_EVENTS_SHOWN`]
+/// events the page stays well within its budget of 300 MB. The preload is one event, played
+/// in one go (about 0.1 s here): the bound also keeps that pause short.
 pub const MAX_PRELOAD_ROWS_SHOWN: u64 = 100_000;
 
 impl UrlState {

@@ -21,6 +21,7 @@ use crate::sim::scenario::{Command, Intervention, RunSpec};
 use crate::sim::world::SNAPSHOT_EVERY;
 use crate::sim::{Simulation, Summary, Timeline, World};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Logs longer than this are cut for the page.
 pub use crate::link::MAX_EVENTS_SHOWN;
@@ -254,63 +255,86 @@ impl Run {
 
     /// A playhead at the start of this run.
     pub fn playhead(&self) -> Playhead {
-        Playhead {
-            generation: self.generation,
-            cursor: 0,
-            world: self.timeline.world_at(&self.events, 0),
-            before_row: None,
-        }
+        Playhead { generation: self.generation, current: self.start(), spare: None }
+    }
+
+    fn start(&self) -> Position {
+        Position { cursor: 0, world: Arc::new(self.timeline.world_at(&self.events, 0)), before_row: None }
     }
 
     /// Moves `head` to just after the first `cursor` events (clamped to the log). Returns
-    /// how many events it applied: at most 1 for a step forward (0 when a snapshot sits
-    /// there), at most `SNAPSHOT_EVERY` for any other move.
+    /// how many events it applied: a step forward applies at most 2 and copies nothing, a
+    /// step back to where the head just was applies none, and any other move restores the
+    /// nearest snapshot (pointer copies) and applies at most `SNAPSHOT_EVERY` events.
+    ///
+    /// The head keeps two worlds: the one at its cursor (which the page's frame shares) and
+    /// the one before it (which no frame holds any more, so it can be moved on in place).
     pub fn seek(&self, head: &mut Playhead, cursor: usize) -> usize {
         let cursor = cursor.min(self.events.len());
         if head.generation != self.generation {
             *head = self.playhead();
         }
-        if cursor == head.cursor {
+        if cursor == head.current.cursor {
             return 0;
         }
-        if cursor == 0 {
-            *head = self.playhead();
-            return 0;
-        }
-        // The state just before the last event comes from the playhead itself when it is
-        // close behind (and no snapshot lies between), else from the nearest snapshot.
-        // A snapshot right at the cursor serves as it is when the last event touched no row
-        // (so there is no "row before" to show): heavy events (a preload, an archive run)
-        // are never replayed for a step onto them.
-        let (exact_at, exact) = self.timeline.snapshot_before(cursor);
-        let last = &self.events[cursor - 1];
-        if exact_at == cursor && touched_msg(&last.kind).is_none() {
-            head.world = exact.clone();
-            head.before_row = None;
-            head.cursor = cursor;
-            return 0;
-        }
-        let (snapshot_at, snapshot) = self.timeline.snapshot_before(cursor - 1);
-        let close_behind = head.cursor < cursor && cursor - head.cursor <= SNAPSHOT_EVERY && head.cursor >= snapshot_at;
-        let from = if close_behind {
-            head.cursor
-        } else {
-            head.world = snapshot.clone();
-            snapshot_at
-        };
-        for event in &self.events[from..cursor] {
-            head.before_row = touched_msg(&event.kind).and_then(|id| head.world.order_db.outbox.get(id).cloned());
-            head.world.apply(event);
-        }
-        head.cursor = cursor;
-        let applied = cursor - from;
+        let previous = std::mem::replace(&mut head.current, self.start());
+        let spare = head.spare.take();
+        let (next, applied, left) = self.reach(cursor, previous, spare);
+        head.current = next;
+        head.spare = left;
         debug_assert!(applied <= SNAPSHOT_EVERY);
         applied
     }
 
-    /// The frame at `head`'s cursor.
+    /// The position at `cursor`, from `current` (the head's), `spare` (the one before) or a
+    /// snapshot; returns it, the events applied, and the position worth keeping as the spare.
+    fn reach(&self, cursor: usize, current: Position, spare: Option<Position>) -> (Position, usize, Option<Position>) {
+        // Back to where the head just was: nothing to do.
+        if let Some(spare) = spare.as_ref().filter(|s| s.cursor == cursor) {
+            return (spare.clone(), 0, Some(current));
+        }
+        if cursor == 0 {
+            return (self.start(), 0, Some(current));
+        }
+        // A snapshot right at the cursor serves as it is when the last event touched no row
+        // (so there is no "row before" to show): heavy events (a preload, an archive run)
+        // are never replayed for a step onto them.
+        let (exact_at, exact) = self.timeline.snapshot_before(cursor);
+        if exact_at == cursor && touched_msg(&self.events[cursor - 1].kind).is_none() {
+            let at = Position { cursor, world: Arc::new(exact.clone()), before_row: None };
+            return (at, 0, Some(current));
+        }
+        let (snapshot_at, _) = self.timeline.snapshot_before(cursor - 1);
+        // A world behind the cursor, close enough and held by nobody else, moves on in place.
+        let movable = |p: &Position| {
+            p.cursor < cursor
+                && cursor - p.cursor <= SNAPSHOT_EVERY
+                && p.cursor >= snapshot_at
+                && Arc::strong_count(&p.world) == 1
+        };
+        // Of the two, the one closest behind the cursor; else the nearest snapshot.
+        let spare_ok = spare.as_ref().is_some_and(|s| movable(s) && (!movable(&current) || s.cursor > current.cursor));
+        let (mut base, keep) = if spare_ok {
+            (spare.unwrap_or_else(|| self.start()), Some(current))
+        } else if movable(&current) {
+            (current, spare)
+        } else {
+            let (at, world) = self.timeline.snapshot_before(cursor - 1);
+            (Position { cursor: at, world: Arc::new(world.clone()), before_row: None }, Some(current))
+        };
+        let from = base.cursor;
+        let world = Arc::make_mut(&mut base.world);
+        for event in &self.events[from..cursor] {
+            base.before_row = touched_msg(&event.kind).and_then(|id| world.order_db.outbox.get(id).cloned());
+            world.apply(event);
+        }
+        base.cursor = cursor;
+        (base, cursor - from, keep)
+    }
+
+    /// The frame at `head`'s cursor (shares the head's world: no copy).
     pub fn frame(&self, head: &Playhead) -> Frame {
-        let cursor = head.cursor.min(self.events.len());
+        let cursor = head.current.cursor.min(self.events.len());
         let event = cursor.checked_sub(1).and_then(|i| self.events.get(i)).cloned();
         let next_scan =
             self.timeline.next_scan(cursor).and_then(|at| self.events.get(at)).and_then(|e| match &e.kind {
@@ -325,8 +349,8 @@ impl Run {
             total: self.events.len(),
             now_ms: event.as_ref().map_or(0, |e| e.at_ms),
             event,
-            before_row: if cursor == 0 { None } else { head.before_row.clone() },
-            world: head.world.clone(),
+            before_row: head.current.before_row.clone(),
+            world: Arc::clone(&head.current.world),
             config: self.timeline.config_at(cursor).cloned().unwrap_or_else(|| self.spec.config.clone()),
             next_scan,
         }
@@ -340,23 +364,30 @@ impl Run {
     }
 }
 
+/// A world at a cursor, and the row the last event touched as it was before that event.
+#[derive(Clone, Debug)]
+struct Position {
+    cursor: usize,
+    world: Arc<World>,
+    before_row: Option<OutboxRow>,
+}
+
 /// The world at a cursor of one run, moved by [`Run::seek`].
 #[derive(Clone, Debug)]
 pub struct Playhead {
     generation: u64,
-    cursor: usize,
-    world: World,
-    /// The row the last applied event touched, as it was before that event.
-    before_row: Option<OutboxRow>,
+    current: Position,
+    /// Where the head was before (reused for a step back, or moved on for a step forward).
+    spare: Option<Position>,
 }
 
 impl Playhead {
     pub fn cursor(&self) -> usize {
-        self.cursor
+        self.current.cursor
     }
 
     pub fn world(&self) -> &World {
-        &self.world
+        &self.current.world
     }
 }
 
@@ -380,8 +411,9 @@ pub struct Frame {
     pub event: Option<Event>,
     /// The message row that event touched, as it was before it.
     pub before_row: Option<OutboxRow>,
-    /// The state after that event (its counters are the run's counters up to here).
-    pub world: World,
+    /// The state after that event (its counters are the run's counters up to here), shared
+    /// with the playhead.
+    pub world: Arc<World>,
     /// The config in force (scripted and injected `set`s folded in).
     pub config: Config,
     pub next_scan: Option<NextScan>,

@@ -18,7 +18,7 @@ use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
 
 /// Chunks split in two when they grow past this many entries.
-pub const CHUNK_MAX: usize = 128;
+pub const CHUNK_MAX: usize = 64;
 
 type Chunk<K, V> = Arc<Vec<(K, V)>>;
 

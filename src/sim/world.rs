@@ -120,7 +120,7 @@ pub struct Timeline {
 }
 
 /// At most this many events between two snapshots.
-pub const SNAPSHOT_EVERY: usize = 64;
+pub const SNAPSHOT_EVERY: usize = 256;
 
 /// Events that change many rows at once: a snapshot right after them keeps a jump near
 /// them from replaying them.
