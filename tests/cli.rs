@@ -43,6 +43,7 @@ fn run_json_has_every_summary_field() {
         "duplicate_effects",
         "duplicates_skipped",
         "lost_orders",
+        "unfinished_orders",
         "scans",
         "rows_examined",
         "consistency_window_ms",

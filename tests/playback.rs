@@ -156,5 +156,9 @@ fn links_play_within_the_page_limits_or_are_refused_with_the_limit_named() {
     assert_eq!(run.len() as u64, MAX_EVENTS_SHOWN);
     let cut = run.cut_notice().expect("a cut run says so");
     assert!(cut.contains("200000") && cut.contains("unfinished"), "{cut}");
+    // Orders in flight at the cut are unfinished, not lost: only a settled run can lose one.
+    let summary = run.summary.as_ref().expect("a summary");
+    assert_eq!(summary.lost_orders, 0);
+    assert!(summary.unfinished_orders > 0, "{}", summary.unfinished_orders);
     assert!(Run::play(spec("seed-demo")).expect("plays").cut_notice().is_none());
 }

@@ -193,6 +193,9 @@ fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> s
         "  orders: {} committed, {} rolled back, {} lost",
         s.orders_committed, s.orders_rolled_back, s.lost_orders
     )?;
+    if s.unfinished_orders > 0 {
+        writeln!(out, "  unfinished: {} orders not done when a limit cut the run off (not lost)", s.unfinished_orders)?;
+    }
     writeln!(
         out,
         "  outbox: {} pending, {} sent, {} done, {} dead",

@@ -274,6 +274,7 @@ pub struct Simulation {
     steps: u64,
     recorder: Recorder,
     lost_orders: u64,
+    unfinished_orders: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -376,7 +377,11 @@ pub struct Summary {
     pub duplicates_skipped: u64,
     pub consumer_crashes: u64,
     pub acks_lost: u64,
+    /// Committed orders with no effect (and not DEAD) once the run settled: lost for good.
     pub lost_orders: u64,
+    /// Committed orders not yet done when a cap (`max_events`, `max_sim_time_ms`) cut the
+    /// run off before it settled: unfinished, not lost.
+    pub unfinished_orders: u64,
     pub scans: u64,
     pub rows_examined: u64,
     pub max_rows_examined_per_scan: u64,
@@ -442,6 +447,7 @@ impl Simulation {
                 ..Default::default()
             },
             lost_orders: 0,
+            unfinished_orders: 0,
             initial_config: config.clone(),
             config,
         };
@@ -623,8 +629,12 @@ impl Simulation {
             if let Some(last) = self.recorder.last.clone() {
                 self.lost_orders = self.recorder.checker.check_settled(&self.world, &last);
             }
+            self.unfinished_orders = 0;
         } else {
-            self.lost_orders = super::checker::lost_orders(&self.world).len() as u64;
+            // Cut off by a cap before it settled: what is not done yet is unfinished, not
+            // lost (only a settled run can show that something is lost).
+            self.lost_orders = 0;
+            self.unfinished_orders = super::checker::lost_orders(&self.world).len() as u64;
         }
         false
     }
@@ -780,6 +790,7 @@ impl Simulation {
             consumer_crashes: c.consumer_crashes,
             acks_lost: c.acks_lost,
             lost_orders: self.lost_orders,
+            unfinished_orders: self.unfinished_orders,
             scans: c.scans,
             rows_examined: c.rows_examined,
             max_rows_examined_per_scan: c.max_rows_examined_per_scan,

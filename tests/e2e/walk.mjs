@@ -194,6 +194,25 @@ ok(await page.locator('[data-testid=notice]').count() === 1, 'a bad link shows a
 ok((await total()) === expected.events, 'and falls back to seed-demo');
 await shot('bad-link');
 
+// ---- links that ask for more than a tab should hold: cut with a notice, or refused ----
+{
+  await page.goto(`${url}?scenario=happy-path&cfg=orders:10000000&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=loading]') && Number(document.querySelector('[data-testid=total]').textContent) > 0, null, { timeout: 60000 });
+  const cutAt = await total();
+  // The limit is checked between steps of the simulation; the last step may add a few events.
+  ok(cutAt >= 200000 && cutAt < 200100, `orders:10000000 plays up to the page's limit (${cutAt} events)`);
+  ok((await text('notice')).includes('200000') && (await text('notice')).includes('unfinished'), 'and says it is cut, not lost');
+  await page.keyboard.press('End');
+  ok((await cursor()) === cutAt, 'its last event is reachable');
+  ok((await cell('lost_orders')).includes('unfinished'), `at the cut nothing is called lost (${await cell('lost_orders')})`);
+  await shot('cut-run-en');
+  await page.goto(`${url}?scenario=full-scan-incident&cfg=preload_rows:2000000&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  ok((await text('notice')).includes('100000'), 'preload_rows:2000000 is refused with a notice naming the limit');
+  ok((await total()) > 0, 'and the scenario plays with its own preload');
+}
+
 // ---- lessons: fetched on open, "show me", answers on demand, both languages ----
 await page.goto(`${url}?scenario=seed-demo&step=5`);
 await page.waitForSelector('[data-testid=scene]');

@@ -46,7 +46,9 @@ pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static
     let outbox = &f.world.order_db.outbox;
     let at_end = f.cursor >= run.len();
     let lost = match (&run.summary, at_end) {
-        (Some(s), true) => s.lost_orders.to_string(),
+        (Some(s), true) if s.phase == crate::sim::simulation::Phase::Settled => s.lost_orders.to_string(),
+        // Cut off before it settled: nothing can be called lost yet.
+        (Some(s), true) => format!("… ({} unfinished)", s.unfinished_orders),
         _ => "…".to_string(),
     };
     vec![
