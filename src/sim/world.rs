@@ -9,6 +9,7 @@ use super::event::{Event, EventKind, Injection};
 use super::id_map::IdMap;
 use super::metrics::Counters;
 use super::order_service::OrderDb;
+use super::reconciler::ReconcilerState;
 use super::relay::{self, RelayState};
 use super::two_phase::TwoPcState;
 
@@ -23,6 +24,7 @@ pub struct World {
     pub broker: BrokerState,
     pub consumer: ConsumerState,
     pub two_pc: TwoPcState,
+    pub reconciler: ReconcilerState,
     /// A person asked that the next relay to publish crash before marking the row SENT.
     pub relay_crash_armed: bool,
     /// The run's counters up to here (the same numbers `outbox-sim run --json` reports).
@@ -41,6 +43,7 @@ impl World {
             broker: BrokerState::default(),
             consumer: ConsumerState::default(),
             two_pc: TwoPcState::default(),
+            reconciler: ReconcilerState::default(),
             relay_crash_armed: false,
             counters: Counters::default(),
             published: IdMap::default(),
@@ -69,6 +72,7 @@ impl World {
         self.broker.apply(kind);
         self.consumer.apply(event.at_ms, kind);
         self.two_pc.apply(event.at_ms, kind);
+        self.reconciler.apply(event.at_ms, kind);
         match kind {
             EventKind::Injected(Injection::RelayCrashArmed) => self.relay_crash_armed = true,
             EventKind::RelayCrashed { .. } => self.relay_crash_armed = false,
