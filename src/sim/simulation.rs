@@ -71,9 +71,19 @@ pub enum Action {
 }
 
 impl Action {
-    /// Periodic actions recur forever; a run is quiet when only they are left.
-    fn is_periodic(&self) -> bool {
-        matches!(self, Action::RelayScan { .. } | Action::Archive | Action::Reconcile)
+    /// Background actions: the periodic jobs (they recur forever) and a relay's own scan
+    /// ending or restart (with nothing PENDING or SENT there is nothing for it to publish).
+    /// A run is quiet when only they are left, so relays that are always scanning (relays ×
+    /// scan time > interval) do not keep a finished run from settling.
+    fn is_background(&self) -> bool {
+        matches!(
+            self,
+            Action::RelayScan { .. }
+                | Action::RelayScanDone { .. }
+                | Action::RelayRestart { .. }
+                | Action::Archive
+                | Action::Reconcile
+        )
     }
 }
 
@@ -112,7 +122,7 @@ pub struct Agenda {
 
 impl Agenda {
     fn push(&mut self, at_ms: u64, action: Action) {
-        if !action.is_periodic() {
+        if !action.is_background() {
             self.non_periodic += 1;
         }
         self.heap.push(Scheduled { at_ms, seq: self.next_seq, action });
@@ -125,7 +135,7 @@ impl Agenda {
 
     fn pop(&mut self) -> Option<Scheduled> {
         let s = self.heap.pop()?;
-        if !s.action.is_periodic() {
+        if !s.action.is_background() {
             self.non_periodic -= 1;
         }
         Some(s)
@@ -533,7 +543,9 @@ impl Simulation {
             && self.world.consumer.down_until_ms.is_none()
             && self.agenda.non_periodic == 0
             && self.world.two_pc.open.is_empty()
-            && self.world.relays.iter().all(|r| !r.is_busy() && r.down_until_ms.is_none())
+            // A relay scanning an empty backlog, or down with nothing to publish, is no work
+            // left: a run whose relays always scan (relays x scan time > interval) settles too.
+            && self.world.relays.iter().all(|r| r.batch.is_empty())
     }
 
     /// Runs the earliest due thing. Returns false once the run is finished.
