@@ -392,6 +392,9 @@ pub struct Summary {
     /// Committed orders not yet done when a cap (`max_events`, `max_sim_time_ms`) cut the
     /// run off before it settled: unfinished, not lost.
     pub unfinished_orders: u64,
+    /// Why a run that did not settle had not settled yet: the limit that cut it off and the
+    /// work still open then (empty for a settled run).
+    pub not_settled_because: Vec<String>,
     pub scans: u64,
     pub rows_examined: u64,
     pub max_rows_examined_per_scan: u64,
@@ -531,6 +534,40 @@ impl Simulation {
 
     fn settle_at_ms(&self) -> u64 {
         self.last_input_at_ms.saturating_add(self.config.settle_after_ms)
+    }
+
+    /// What keeps a finished-but-unsettled run from being quiet (empty once settled).
+    fn not_settled_because(&self) -> Vec<String> {
+        let limit = match self.phase {
+            Phase::EventLimit => format!("stopped at max_events={}", self.config.max_events),
+            Phase::TimeLimit => format!("stopped at max_sim_time_ms={}", self.config.max_sim_time_ms),
+            _ => return Vec::new(),
+        };
+        let db = &self.world.order_db;
+        let mut why = vec![limit];
+        if self.generator.remaining > 0 || self.script_cursor < self.script.len() || self.now_ms < self.settle_at_ms() {
+            why.push(format!(
+                "at {} ms of simulated time, before the inputs ended and faults stopped (settle_after_ms)",
+                self.now_ms
+            ));
+        }
+        let mut open = |n: usize, what: &str| {
+            if n > 0 {
+                why.push(format!("{n} {what}"));
+            }
+        };
+        open(db.outbox.count(Status::Pending) as usize, "rows PENDING");
+        open(db.outbox.count(Status::Sent) as usize, "rows SENT, not yet confirmed");
+        open(db.open_txs.len(), "order transactions open");
+        open(self.world.broker.unacked.len(), "messages unacked at the broker");
+        open(usize::from(self.world.consumer.down_until_ms.is_some()), "consumer down");
+        open(self.world.two_pc.open.len(), "2PC rounds open");
+        open(self.world.relays.iter().filter(|r| !r.batch.is_empty()).count(), "relays holding a batch");
+        open(self.agenda.non_periodic, "deliveries, retries or confirmations scheduled");
+        if self.generator.remaining > 0 {
+            why.push(format!("{} generated orders not placed yet", self.generator.remaining));
+        }
+        why
     }
 
     /// Nothing PENDING, SENT, uncommitted or in flight, and no one-off action pending.
@@ -803,6 +840,7 @@ impl Simulation {
             acks_lost: c.acks_lost,
             lost_orders: self.lost_orders,
             unfinished_orders: self.unfinished_orders,
+            not_settled_because: self.not_settled_because(),
             scans: c.scans,
             rows_examined: c.rows_examined,
             max_rows_examined_per_scan: c.max_rows_examined_per_scan,
