@@ -228,6 +228,22 @@ async fn keys_step_and_jump() {
     assert!(m.text("[data-testid=play]").contains("播放"), "space pauses");
 }
 
+/// Space on a focused button presses that button; it does not play or pause the run.
+#[wasm_bindgen_test]
+async fn space_on_a_focused_button_is_that_buttons() {
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(" ");
+    init.set_bubbles(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    m.el("[data-testid=view]").dispatch_event(&ev).unwrap();
+    settle().await;
+    assert!(m.text("[data-testid=play]").contains("播放"), "the run did not start playing");
+    key("ArrowRight").await;
+    assert_eq!(m.cursor(), 1, "arrows still step");
+}
+
 #[wasm_bindgen_test]
 async fn scrubbing_to_the_end_shows_the_core_summary() {
     let m = mount(state("seed-demo"), vec![], None);

@@ -469,7 +469,13 @@ fn keyboard(lab: Lab) {
             })
             .map(|el| el.tag_name())
             .unwrap_or_default();
+        // Fields, drop-downs and sliders keep every key; a focused button, link or
+        // disclosure keeps Space and Enter (they press it), the arrows stay the page's.
         if matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
+            return;
+        }
+        let presses = matches!(e.key().as_str(), " " | "Spacebar" | "Enter");
+        if presses && matches!(tag.as_str(), "BUTTON" | "A" | "SUMMARY") {
             return;
         }
         let Some(n) = lab.run.try_with_untracked(|r| r.len()) else {

@@ -391,12 +391,15 @@ await shot('lessons-en-ai');
   ok(seen.length > want.length && unnamed.length === 0, `every one of the ${seen.length} tab stops has an accessible name${unnamed.length ? ` (unnamed: ${unnamed})` : ''}`);
   const unringed = seen.filter((f) => !f.ring || !f.visible).map((f) => f.id);
   ok(unringed.length === 0, `and a visible focus ring${unringed.length ? ` (none on: ${unringed})` : ''}`);
-  // Enter presses the button reached with Tab (Space stays the page's play/pause key).
+  // Enter and Space press the button reached with Tab (Space plays or pauses only when no
+  // button has the focus).
   await page.focus('[data-testid=seed]');
   await page.keyboard.press('Tab');
   const lang = await page.getAttribute('[data-testid=lab]', 'data-lang');
   await page.keyboard.press('Enter');
   ok((await page.getAttribute('[data-testid=lab]', 'data-lang')) !== lang && (await cursor()) === 5, 'Enter on a button reached with Tab presses it');
+  await page.keyboard.press(' ');
+  ok((await page.getAttribute('[data-testid=lab]', 'data-lang')) === lang && !/❚❚/.test(await text('play')) && (await cursor()) === 5, 'Space on that button presses it too, and does not start playing');
   // The ring stands out from the page (WCAG non-text contrast 3:1) in both themes.
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
