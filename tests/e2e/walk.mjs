@@ -70,6 +70,8 @@ await page.click('[data-testid=lang]');
 await page.click('[data-testid=view]');
 
 // ---- play at 16 events a second for a moment, then at the fastest speed to the end ----
+// (Space plays only when no button has the focus: the toggles above were clicked last.)
+await page.evaluate(() => document.activeElement && document.activeElement.blur());
 await page.keyboard.press('Home');
 await page.selectOption('[data-testid=speed]', '4');
 await page.keyboard.press(' ');
