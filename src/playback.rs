@@ -176,6 +176,20 @@ impl Run {
         Player::new(spec)?.finish()
     }
 
+    /// The run `spec` will be once played, with no events yet: what the page shows (its
+    /// scenario, seed and settings) while the spec plays in slices.
+    pub fn waiting(spec: RunSpec) -> Run {
+        Run {
+            timeline: Timeline::start(1, &spec.config),
+            spec,
+            events: Vec::new(),
+            violations: Vec::new(),
+            summary: None,
+            keys: IdMap::default(),
+            generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
     /// A run with no events: what the page shows if nothing could be played.
     pub fn empty() -> Run {
         let scenario = crate::sim::Scenario {

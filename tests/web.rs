@@ -614,6 +614,8 @@ async fn a_long_run_plays_in_slices_with_progress_and_cancel() {
     let m = mount(state("happy-path"), vec![], Some(long));
     settle().await;
     assert!(m.has("[data-testid=loading]"), "still playing after its first slice");
+    let picked = m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>().value();
+    assert_eq!(picked, "happy-path", "the scenario being played is shown meanwhile");
     let progress: u32 = m.el("[data-testid=loading-progress]").get_attribute("value").unwrap().parse().unwrap();
     assert!(progress > 0 && progress < 1000, "progress {progress}‰");
     m.click("[data-testid=view]").await;
@@ -627,6 +629,7 @@ async fn a_long_run_plays_in_slices_with_progress_and_cancel() {
     settle().await;
     assert!(!m.has("[data-testid=loading]"), "and it stays stopped");
     assert_eq!(m.total(), 0, "nothing replaces the run on screen");
+    assert!(m.testid("notice").contains("cancelled"), "and a notice says the run was not played");
 
     let mut spec = RunSpec::builtin("happy-path", 1).unwrap();
     spec.config.orders = 3_000;

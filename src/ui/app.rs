@@ -97,7 +97,8 @@ impl Lab {
             }
             None => state.spec(&mut notices),
         };
-        let run = RwSignal::new(Arc::new(Run::empty()));
+        // Until the spec has played, its scenario and settings with no events yet.
+        let run = RwSignal::new(Arc::new(spec.clone().map_or_else(Run::empty, Run::waiting)));
         let cursor = RwSignal::new(0);
         // The world at the cursor is kept and moved, not rebuilt: a step applies one event.
         let head: Arc<Mutex<Option<Playhead>>> = Arc::default();
@@ -179,6 +180,14 @@ impl Lab {
     pub fn cancel_loading(&self) {
         self.job.update_value(|j| *j += 1);
         self.loading.set(None);
+        if self.run.with_untracked(|r| r.is_empty()) {
+            self.notices.update(|n| {
+                n.push(
+                    "cancelled: this run was not played; pick a scenario, or reload to play it / 已取消：该场景未播放"
+                        .into(),
+                )
+            });
+        }
     }
 
     /// Loads what a link names (`?scenario=&seed=&step=&cfg=&x=`): a lesson's "show me" (from
