@@ -207,10 +207,14 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
                 Ok(list) => s.config = list,
                 Err(e) => notices.push(format!("cfg=\"{v}\": {e} / 设置无效 (→ the scenario's own)")),
             },
-            "x" => match decode_interventions(&v) {
-                Ok(list) => s.interventions = list,
-                Err(e) => notices.push(format!("x=\"{v}\": {e} / 无法解析注入记录 (→ none)")),
-            },
+            "x" => {
+                // Each record stands alone: a bad one is left out with a notice, the rest stay.
+                let (list, errors) = decode_interventions(&v);
+                s.interventions = list;
+                for e in errors.iter().take(8) {
+                    notices.push(format!("x=: {e} / 无法解析这条注入记录（其余照常）"));
+                }
+            }
             "embed" => match v.as_str() {
                 "1" | "true" => s.embed = true,
                 "0" | "false" => s.embed = false,
@@ -315,46 +319,56 @@ pub fn encode_interventions(list: &[Intervention]) -> String {
         .join(",")
 }
 
-pub fn decode_interventions(text: &str) -> Result<Vec<Intervention>, String> {
+pub fn decode_interventions(text: &str) -> (Vec<Intervention>, Vec<String>) {
     const MAX: usize = 200;
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     for item in text.split(',').filter(|s| !s.is_empty()) {
         if out.len() >= MAX {
-            return Err(format!("more than {MAX} interventions"));
+            errors.push(format!("more than {MAX} interventions: the rest are left out"));
+            break;
         }
-        let parts: Vec<&str> = item.split(':').collect();
-        let bad = || format!("cannot read '{item}'");
-        let after_events = parts.first().and_then(|p| p.parse::<u64>().ok()).ok_or_else(bad)?;
-        let command = match parts.get(1..).unwrap_or(&[]) {
-            ["o", key, cents, fault] if safe(key) => Command::PlaceOrder(OrderRequest {
-                biz_key: key.to_string(),
-                amount_cents: cents.parse().map_err(|_| bad())?,
-                fault: match *fault {
-                    "0" => None,
-                    "1" => Some(TxFault::AfterOrderInsert),
-                    "2" => Some(TxFault::AfterMessageInsert),
-                    "3" => Some(TxFault::AtCommit),
-                    _ => return Err(bad()),
-                },
-                crash: false,
-            }),
-            ["out", ms] => Command::StartMqOutage { duration_ms: ms.parse().map_err(|_| bad())? },
-            ["stop"] => Command::StopMqOutage,
-            ["dup"] => Command::DuplicateNextDelivery,
-            ["crash"] => Command::CrashConsumerBeforeAck,
-            ["scan"] => Command::ScanNow,
-            ["relaycrash"] => Command::CrashRelayAfterPublish,
-            ["reconcile"] => Command::Reconcile,
-            ["set", key, value] if safe(key) && safe(value) => {
-                let mut probe = crate::sim::Config::default();
-                probe.set(key, value).map_err(|e| e.to_string())?;
-                Command::Set { key: key.to_string(), value: value.to_string() }
-            }
-            _ => return Err(bad()),
-        };
-        out.push(Intervention { after_events, command });
+        match decode_intervention(item) {
+            Ok(i) => out.push(i),
+            Err(e) => errors.push(e),
+        }
     }
-    Ok(out)
+    (out, errors)
+}
+
+/// One `after:command[:args]` record.
+fn decode_intervention(item: &str) -> Result<Intervention, String> {
+    let parts: Vec<&str> = item.split(':').collect();
+    let bad = || format!("cannot read '{item}'");
+    let after_events = parts.first().and_then(|p| p.parse::<u64>().ok()).ok_or_else(bad)?;
+    let command = match parts.get(1..).unwrap_or(&[]) {
+        ["o", key, cents, fault] if safe(key) => Command::PlaceOrder(OrderRequest {
+            biz_key: key.to_string(),
+            amount_cents: cents.parse().map_err(|_| bad())?,
+            fault: match *fault {
+                "0" => None,
+                "1" => Some(TxFault::AfterOrderInsert),
+                "2" => Some(TxFault::AfterMessageInsert),
+                "3" => Some(TxFault::AtCommit),
+                _ => return Err(bad()),
+            },
+            crash: false,
+        }),
+        ["out", ms] => Command::StartMqOutage { duration_ms: ms.parse().map_err(|_| bad())? },
+        ["stop"] => Command::StopMqOutage,
+        ["dup"] => Command::DuplicateNextDelivery,
+        ["crash"] => Command::CrashConsumerBeforeAck,
+        ["scan"] => Command::ScanNow,
+        ["relaycrash"] => Command::CrashRelayAfterPublish,
+        ["reconcile"] => Command::Reconcile,
+        ["set", key, value] if safe(key) && safe(value) => {
+            let mut probe = crate::sim::Config::default();
+            probe.set(key, value).map_err(|e| e.to_string())?;
+            Command::Set { key: key.to_string(), value: value.to_string() }
+        }
+        _ => return Err(bad()),
+    };
+    Ok(Intervention { after_events, command })
 }
 
 /// `key:value` pairs joined by ',', each checked by `Config::set` (so every error names the

@@ -162,3 +162,15 @@ fn links_play_within_the_page_limits_or_are_refused_with_the_limit_named() {
     assert!(summary.unfinished_orders > 0, "{}", summary.unfinished_orders);
     assert!(Run::play(spec("seed-demo")).expect("plays").cut_notice().is_none());
 }
+
+/// One bad `x=` record is left out with a notice naming it; the other injections stay.
+#[test]
+fn a_bad_injection_record_leaves_the_others_in_place() {
+    use outbox_lab::link;
+    let (state, notices) = link::parse("?scenario=seed-demo&x=9:dup,10:nonsense,12:out:60000,13:set:batch_size:0,20:scan");
+    let kept: Vec<u64> = state.interventions.iter().map(|i| i.after_events).collect();
+    assert_eq!(kept, vec![9, 12, 20], "{notices:?}");
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices[0].contains("10:nonsense"), "{notices:?}");
+    assert!(notices[1].contains("batch_size"), "{notices:?}");
+}
