@@ -101,6 +101,11 @@ pub const PANELS: [&str; 12] =
 /// well under a second.
 pub const MAX_EVENTS_SHOWN: u64 = 200_000;
 
+/// The most rows the reconciler may read over a run the page plays: each of its runs reads
+/// every order (about 0.1 µs a row natively), so a short `reconcile_interval_ms` on a big
+/// table is refused rather than left to play for minutes.
+pub const MAX_RECONCILE_ROW_READS: u64 = 10_000_000;
+
 /// The most preloaded rows a link may ask the page for (the CLI takes up to 2,000,000).
 /// Measured: about 0.5 KB of wasm memory per preloaded row (order, message row, indexes,
 /// dedup and effect), so 100,000 rows take about 48 MB; with a run of [`MAX_EVENTS_SHOWN`]
@@ -136,9 +141,34 @@ impl UrlState {
                      (about 0.5 KB each); `outbox-sim run` takes up to 2000000 / 页面最多预置 {MAX_PRELOAD_ROWS_SHOWN} 行"
                 ));
                 spec.config = before;
+            } else if let Some(reads) =
+                reconcile_row_reads(&spec.config, spec.scenario.script.last().map_or(0, |s| s.at_ms))
+            {
+                if k == "reconcile_interval_ms" || k == "preload_rows" || k == "orders" {
+                    notices.push(format!(
+                        "{k}={v}: the reconciler would read about {reads} rows over this run; the page allows \
+                         {MAX_RECONCILE_ROW_READS} (raise reconcile_interval_ms) / 对账读取行数超出页面上限"
+                    ));
+                    spec.config = before;
+                }
             }
         }
     }
+}
+
+/// Rows the reconciler would read over a run with `config` (script ending at `script_end_ms`),
+/// if that is more than the page allows.
+fn reconcile_row_reads(config: &crate::sim::Config, script_end_ms: u64) -> Option<u64> {
+    if config.reconcile_interval_ms == 0 {
+        return None;
+    }
+    let end_ms = script_end_ms
+        .max(config.orders.saturating_mul(config.order_interval_ms))
+        .saturating_add(config.settle_after_ms);
+    let runs = end_ms / config.reconcile_interval_ms.max(1) + 1;
+    let rows = config.preload_rows.saturating_add(config.orders).max(1);
+    let reads = runs.saturating_mul(rows);
+    (reads > MAX_RECONCILE_ROW_READS).then_some(reads)
 }
 
 /// The run as the page plays it: at most [`MAX_EVENTS_SHOWN`] events; interventions that do

@@ -101,11 +101,15 @@ impl Player {
         by_time.max(by_events).min(999) as u32
     }
 
-    /// Plays on until about `budget_events` more events are in the log or the run ends.
+    /// Plays on for at most `budget_events` steps, or until about that many more events are
+    /// in the log, or the run ends.
     /// Returns whether the run has ended. An intervention that cannot be done is an error.
     pub fn advance(&mut self, budget_events: usize) -> Result<bool, String> {
+        // Bounded by steps too: some steps emit nothing, some cost a pass over a table.
         let stop_at = self.events().saturating_add(budget_events.max(1));
-        while !self.finished && self.events() < stop_at {
+        let mut steps = 0;
+        while !self.finished && self.events() < stop_at && steps < budget_events.max(1) {
+            steps += 1;
             match self.interventions.get(self.next_intervention) {
                 Some(i) if self.sim.events_emitted() >= i.after_events || self.sim.phase().is_finished() => {
                     let command = i.command.clone();
@@ -222,8 +226,8 @@ impl Run {
     /// rest is not played, so nothing after the cut is judged: unfinished, not lost).
     pub fn cut_notice(&self) -> Option<String> {
         let summary = self.summary.as_ref()?;
+        // Stopped by the page's cap (on events, or on steps: 8 per event), not the spec's own.
         let cut = summary.phase == crate::sim::simulation::Phase::EventLimit
-            && self.len() as u64 >= MAX_EVENTS_SHOWN
             && self.spec.config.max_events > MAX_EVENTS_SHOWN;
         cut.then(|| {
             format!(

@@ -161,13 +161,29 @@ fn links_play_within_the_page_limits_or_are_refused_with_the_limit_named() {
     assert_eq!(summary.lost_orders, 0);
     assert!(summary.unfinished_orders > 0, "{}", summary.unfinished_orders);
     assert!(Run::play(spec("seed-demo")).expect("plays").cut_notice().is_none());
+
+    // An injection cannot lift the cap.
+    let (state, _) =
+        link::parse("?scenario=happy-path&cfg=orders:10000000,order_interval_ms:1&x=0:set:max_events:200000000");
+    let mut notices = Vec::new();
+    let run = Run::play(state.spec(&mut notices).expect("a spec")).expect("plays");
+    assert!(run.len() as u64 <= MAX_EVENTS_SHOWN + 100, "{} events", run.len());
+    assert!(run.cut_notice().is_some());
+
+    // A reconciler that would read a big table every millisecond is refused by name.
+    let (state, _) = link::parse("?scenario=full-scan-incident&cfg=reconcile_interval_ms:1");
+    let mut notices = Vec::new();
+    let refused = state.spec(&mut notices).expect("a spec");
+    assert_eq!(refused.config.reconcile_interval_ms, 0, "{notices:?}");
+    assert!(notices.iter().any(|n| n.contains("reconcile_interval_ms=1") && n.contains("10000000")), "{notices:?}");
 }
 
 /// One bad `x=` record is left out with a notice naming it; the other injections stay.
 #[test]
 fn a_bad_injection_record_leaves_the_others_in_place() {
     use outbox_lab::link;
-    let (state, notices) = link::parse("?scenario=seed-demo&x=9:dup,10:nonsense,12:out:60000,13:set:batch_size:0,20:scan");
+    let (state, notices) =
+        link::parse("?scenario=seed-demo&x=9:dup,10:nonsense,12:out:60000,13:set:batch_size:0,20:scan");
     let kept: Vec<u64> = state.interventions.iter().map(|i| i.after_events).collect();
     assert_eq!(kept, vec![9, 12, 20], "{notices:?}");
     assert_eq!(notices.len(), 2, "{notices:?}");

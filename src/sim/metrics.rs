@@ -33,6 +33,8 @@ pub struct Counters {
     pub effects_applied: u64,
     /// Effects applied beyond the first for a key (double charges).
     pub duplicate_effects: u64,
+    /// Keys whose effect was applied more than once (counted at their second effect).
+    pub double_charged_keys: u64,
     /// Effects for a key that had no committed order when applied (ghosts).
     pub ghost_effects: u64,
     pub duplicates_skipped: u64,
@@ -96,8 +98,12 @@ impl Counters {
                 if world.order_db.order_by_key(biz_key).is_none() {
                     c.ghost_effects += 1;
                 }
-                if world.consumer.effects.get(biz_key).map(|e| e.count) != Some(1) {
+                let count = world.consumer.effects.get(biz_key).map(|e| e.count);
+                if count != Some(1) {
                     c.duplicate_effects += 1;
+                }
+                if count == Some(2) {
+                    c.double_charged_keys += 1;
                 }
             }
             DuplicateSkipped { .. } => c.duplicates_skipped += 1,

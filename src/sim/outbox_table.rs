@@ -107,6 +107,8 @@ pub struct OutboxTable {
     done_by_updated_at: SharedMap<u64, ()>,
     /// Ids of the PENDING and SENT rows (what the rack shows first), in id order.
     live_ids: SharedMap<u64, ()>,
+    /// Ids of the DEAD rows (the dead-letter tray), in id order.
+    dead_ids: SharedMap<u64, ()>,
     count_by_status: [u64; 4],
     shard_counts: Vec<ShardCounts>,
     /// PENDING rows by retry count (the last bucket holds the rest).
@@ -168,6 +170,11 @@ impl OutboxTable {
         self.live_ids.keys().take(limit).filter_map(|id| self.rows.get(id))
     }
 
+    /// The first `limit` DEAD rows, by id.
+    pub fn dead_rows(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
+        self.dead_ids.keys().take(limit).filter_map(|id| self.rows.get(id))
+    }
+
     /// The `limit` rows that became DONE last, most recent first.
     pub fn recently_done(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
         self.done_by_updated_at.keys().rev().take(limit).filter_map(|key| self.rows.get(&(key & ID_MASK)))
@@ -227,9 +234,13 @@ impl OutboxTable {
         let index_key = (row.shard, row.status, row.next_retry_at_ms, row.id);
         let done_key = done_key(row.updated_at_ms, row.id);
         let live = matches!(row.status, Status::Pending | Status::Sent);
+        let dead = row.status == Status::Dead;
         if add {
             if live {
                 self.live_ids.insert(row.id, ());
+            }
+            if dead {
+                self.dead_ids.insert(row.id, ());
             }
             self.by_status_next_retry.insert(index_key, ());
             if row.status == Status::Done {
@@ -238,6 +249,9 @@ impl OutboxTable {
         } else {
             if live {
                 self.live_ids.remove(&row.id);
+            }
+            if dead {
+                self.dead_ids.remove(&row.id);
             }
             self.by_status_next_retry.remove(&index_key);
             self.done_by_updated_at.remove(&done_key);

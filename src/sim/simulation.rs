@@ -591,7 +591,10 @@ impl Simulation {
             return false;
         }
         self.steps += 1;
-        if self.recorder.next_seq >= self.config.max_events || self.steps > self.config.max_events.saturating_mul(8) {
+        // The cap the run started with bounds it: a later `set max_events` may lower it, never
+        // raise it (a link cannot lift the page's limit with an injection).
+        let max_events = self.config.max_events.min(self.initial_config.max_events);
+        if self.recorder.next_seq >= max_events || self.steps > max_events.saturating_mul(8) {
             return self.finish(Phase::EventLimit);
         }
         if self.phase == Phase::Settling && self.is_quiet() {

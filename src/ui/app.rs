@@ -22,8 +22,8 @@ pub const DEFAULT_SPEED: usize = 1;
 /// A run that takes longer than this to play goes on in slices between frames, with a
 /// progress bar and a cancel button.
 const SLICE_MS: f64 = 30.0;
-/// Events played between two looks at the clock.
-const SLICE_EVENTS: usize = 256;
+/// Steps (and at most events) played between two looks at the clock.
+const SLICE_EVENTS: usize = 32;
 
 /// The page's state, passed to every component (all fields are signals, so it is `Copy`).
 #[derive(Clone, Copy)]
@@ -162,12 +162,16 @@ impl Lab {
     /// got, and `cancel_loading` stops it, keeping the run on screen). If `spec` cannot be
     /// played and `retry` is given, that is played instead, after a notice.
     pub fn play(&self, spec: RunSpec, then: impl FnOnce(Lab, Run) + 'static, retry: Option<RunSpec>) {
-        let job = self.job.get_value() + 1;
+        // The page may be gone (a file read finishing after an unmount): then nothing to do.
+        let Some(job) = self.job.try_get_value().map(|j| j + 1) else {
+            return;
+        };
         self.job.set_value(job);
         let then: Then = Box::new(then);
         match Player::new(spec) {
             Ok(player) => play_slice(*self, job, player, then, retry),
             Err(e) => {
+                self.loading.set(None);
                 self.notices.update(|n| n.push(e));
                 if let Some(retry) = retry {
                     self.play(retry, then, None);
@@ -199,7 +203,10 @@ impl Lab {
             if let Some(spec) = state.spec(&mut notices) {
                 let at = state.step.unwrap_or(0) as usize;
                 self.playing.set(false);
-                self.play(spec, move |lab, run| lab.show_run(run, at), None);
+                // As on a first load: a run that fails with its interventions plays without them.
+                let retry =
+                    (!spec.interventions.is_empty()).then(|| RunSpec { interventions: Vec::new(), ..spec.clone() });
+                self.play(spec, move |lab, run| lab.show_run(run, at), retry);
             }
         }
         if !notices.is_empty() {

@@ -250,8 +250,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         r#"<text x="218" y="284" class="label small" text-anchor="start" data-testid="label-dead">{}</text>"#,
         esc(w.t("dead_tray"))
     );
-    let dead = f.world.order_db.outbox.rows().filter(|r| r.status == Status::Dead);
-    for (i, r) in dead.take(TRAY_SLOTS).enumerate() {
+    for (i, r) in f.world.order_db.outbox.dead_rows(TRAY_SLOTS).enumerate() {
         let _ = write!(
             o,
             r#"<g transform="translate({dx},292)"><g class="ticket dead{ch}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
@@ -364,8 +363,8 @@ pub fn draw(f: &Frame, w: Words) -> String {
         esc(w.t("served")),
         f.world.counters.effects_applied
     );
-    // Extra charges: effects applied again for a key that had one.
-    let doubles = f.world.counters.duplicate_effects;
+    // Keys charged more than once.
+    let doubles = f.world.counters.double_charged_keys;
     if doubles > 0 {
         let _ = write!(
             o,
