@@ -44,6 +44,7 @@ fn run_json_has_every_summary_field() {
         "duplicates_skipped",
         "lost_orders",
         "unfinished_orders",
+        "not_settled_because",
         "scans",
         "rows_examined",
         "consistency_window_ms",
@@ -135,4 +136,44 @@ fn bench_runs_without_the_log_and_reports_rates() {
     }
     assert!(out.lines().any(|l| l.starts_with("orders ") && l.ends_with(" 2000")), "{out}");
     assert!(out.contains("violations       0"), "{out}");
+}
+
+/// `frames` times the page's frame model on a scenario and prints what it measured.
+#[test]
+fn frames_reports_play_time_snapshots_and_step_costs() {
+    let (code, out, err) = outbox_sim(&["frames", "archive", "--seed", "2"]);
+    assert_eq!(code, 0, "{err}");
+    for field in ["scenario", "events", "play_ms", "snapshots", "step_forward", "step_back", "jump"] {
+        assert!(out.lines().any(|l| l.starts_with(field)), "{field} missing in:\n{out}");
+    }
+    let events: usize =
+        out.lines().find_map(|l| l.strip_prefix("events")).and_then(|v| v.trim().parse().ok()).expect("events");
+    assert!(events > 1_000, "{out}");
+    let (code, _, err) = outbox_sim(&["frames"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("frames needs one scenario id"), "{err}");
+}
+
+/// A run cut off by its event limit says so: not settled, why, and its open orders as
+/// unfinished, never lost.
+#[test]
+fn a_cut_off_run_reports_unfinished_orders_and_why() {
+    let (code, out, err) = outbox_sim(&[
+        "run",
+        "happy-path",
+        "--set",
+        "orders=10000000",
+        "--set",
+        "order_interval_ms=1",
+        "--set",
+        "max_events=1000",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["settled"], false);
+    assert_eq!(v["lost_orders"], 0);
+    assert!(v["unfinished_orders"].as_u64().unwrap() > 0, "{v}");
+    let why = v["not_settled_because"].as_array().unwrap();
+    assert!(why[0].as_str().unwrap().contains("max_events=1000"), "{why:?}");
 }
