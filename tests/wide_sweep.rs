@@ -11,7 +11,6 @@
 use outbox_lab::sim::checker::ViolationKind;
 use outbox_lab::sim::config::LockMode;
 use outbox_lab::sim::order_service::OrderRequest;
-use outbox_lab::sim::outbox_table::Status;
 use outbox_lab::sim::prng::Prng;
 use outbox_lab::sim::scenario::{self, Command, Intervention, RunSpec};
 use outbox_lab::sim::simulation::Phase;
@@ -128,15 +127,8 @@ fn every_wide_run_settles_exactly_or_says_it_was_cut_off() {
         match s.phase {
             Phase::Settled => {
                 settled += 1;
-                let world = sim.world();
-                for order in world.order_db.orders.values() {
-                    let effects = world.consumer.effects.get(&order.biz_key).map_or(0, |e| e.count);
-                    match world.order_db.message_by_key(&order.biz_key).map(|r| r.status) {
-                        Some(Status::Done) => assert_eq!(effects, 1, "{replay}: {}", order.biz_key),
-                        Some(Status::Dead) => assert!(effects <= 1, "{replay}: {}", order.biz_key),
-                        other => panic!("{replay}: {} settled as {other:?}", order.biz_key),
-                    }
-                }
+                let inexact = outbox_lab::sim::checker::inexact_orders(sim.world());
+                assert!(inexact.is_empty(), "{replay}: {inexact:?}");
             }
             // Cut off by a limit: it says so, and nothing is called lost.
             Phase::EventLimit | Phase::TimeLimit => {

@@ -215,6 +215,26 @@ impl Checker {
 }
 
 /// Committed orders with no effect whose message is not DEAD.
+/// The settle-time property of a run with the outbox: every committed order's message is DONE
+/// with exactly one effect, or DEAD with at most one (if the reconciler re-published it).
+/// Returns what breaks it, one line per order ("key: status, effects").
+pub fn inexact_orders(world: &World) -> Vec<String> {
+    let db = &world.order_db;
+    db.orders
+        .values()
+        .filter_map(|order| {
+            let effects = world.consumer.effects.get(&order.biz_key).map_or(0, |e| e.count);
+            let status = db.message_by_key(&order.biz_key).map(|r| r.status);
+            let exact = match status {
+                Some(Status::Done) => effects == 1,
+                Some(Status::Dead) => effects <= 1,
+                _ => false,
+            };
+            (!exact).then(|| format!("{}: {:?}, {effects} effect(s)", order.biz_key, status))
+        })
+        .collect()
+}
+
 pub fn lost_orders(world: &World) -> Vec<String> {
     let db = &world.order_db;
     db.orders
