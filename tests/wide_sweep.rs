@@ -27,7 +27,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 /// A random but reproducible run for `seed`, over the audit's wide ranges.
 fn random_spec(seed: u64) -> RunSpec {
-    let mut r = Prng::new(seed ^ 0x5EED_0F_A0D1);
+    let mut r = Prng::new(seed ^ 0x005E_ED0F_A0D1);
     let rate = |r: &mut Prng, max_ppm: u64| r.below(max_ppm + 1) as u32;
     let mut c = Config {
         orders: r.between(1, 400),

@@ -98,11 +98,9 @@ impl ConsumerState {
         use EventKind::*;
         match kind {
             EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
-                if *recorded_key {
-                    if !self.dedup.contains_key(biz_key.as_str()) {
-                        self.dedup.insert(biz_key.clone(), at_ms);
-                        remember(&mut self.recent_keys, biz_key);
-                    }
+                if *recorded_key && !self.dedup.contains_key(biz_key.as_str()) {
+                    self.dedup.insert(biz_key.clone(), at_ms);
+                    remember(&mut self.recent_keys, biz_key);
                 }
                 self.effects.record(biz_key, *amount_cents, at_ms);
             }
