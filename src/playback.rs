@@ -7,8 +7,9 @@
 //! - [`Run`] is a played run: its log, its [`Timeline`] (snapshots, the config in force, where
 //!   the scans are) and the checker's word.
 //! - [`Playhead`] is the world at the cursor, moved by applying the events between: a step
-//!   forward applies one event, a step back or a jump restores the nearest snapshot (a clone
-//!   that copies pointers, not rows) and applies at most `SNAPSHOT_EVERY - 1` events.
+//!   forward applies one or two events and copies nothing, a step back to where the head just
+//!   was costs nothing, any other move restores the nearest snapshot (a clone that copies
+//!   pointers, not rows) and applies at most `SNAPSHOT_EVERY` events.
 //!   Nothing here reads the log from its start or counts events: the counters are the
 //!   world's own (`World::counters`).
 

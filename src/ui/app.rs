@@ -100,7 +100,7 @@ impl Lab {
         // Until the spec has played, its scenario and settings with no events yet.
         let run = RwSignal::new(Arc::new(spec.clone().map_or_else(Run::empty, Run::waiting)));
         let cursor = RwSignal::new(0);
-        // The world at the cursor is kept and moved, not rebuilt: a step applies one event.
+        // The world at the cursor is kept and moved, not rebuilt (crate::playback::Run::seek).
         let head: Arc<Mutex<Option<Playhead>>> = Arc::default();
         let frame = Memo::new(move |_| {
             let c = cursor.get();
