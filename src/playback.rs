@@ -72,20 +72,6 @@ impl Player {
         self.sim.events().len()
     }
 
-    /// The most events this run can have (for a progress bar: the run may end sooner).
-    pub fn max_events(&self) -> u64 {
-        self.sim.config().max_events
-    }
-
-    /// Simulated time so far, and when the run's inputs end (for a progress bar).
-    pub fn now_ms(&self) -> u64 {
-        self.sim.now_ms()
-    }
-
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
     /// How far the run has got, in thousandths (for a progress bar): the larger of the share
     /// of the event limit used and the share of simulated time to the expected end (orders
     /// spaced as configured, the script, then `settle_after_ms`). Below 1000 until finished.
@@ -264,14 +250,6 @@ impl Run {
             .map(|at| at.max(cursor))
     }
 
-    /// The same spec with one more intervention, played again. Returns the new run and
-    /// where the two logs part, or None if the command changed nothing.
-    pub fn fork(&self, cursor: usize, command: Command) -> Result<(Run, Option<usize>), String> {
-        let run = Run::play(self.fork_spec(cursor, command))?;
-        let parted = self.parted_from(&run, cursor);
-        Ok((run, parted))
-    }
-
     /// A playhead at the start of this run.
     pub fn playhead(&self) -> Playhead {
         Playhead { generation: self.generation, current: self.start(), spare: None }
@@ -403,10 +381,6 @@ pub struct Playhead {
 impl Playhead {
     pub fn cursor(&self) -> usize {
         self.current.cursor
-    }
-
-    pub fn world(&self) -> &World {
-        &self.current.world
     }
 }
 

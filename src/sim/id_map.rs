@@ -221,11 +221,6 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         self.chunks[first..].iter().flat_map(|c| c.iter()).skip(skip).map(|(k, v)| (k, v))
     }
 
-    /// The entry with the smallest key.
-    pub fn first(&self) -> Option<(&K, &V)> {
-        self.chunks.first().and_then(|c| c.first()).map(|(k, v)| (k, v))
-    }
-
     /// How many chunks the map holds (for memory accounting).
     pub fn chunk_count(&self) -> usize {
         self.chunks.len()

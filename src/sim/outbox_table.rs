@@ -160,11 +160,6 @@ impl OutboxTable {
         self.pending_by_retry
     }
 
-    /// Rows in the order of the (shard, status, next_retry_at_ms) index: what scans walk.
-    pub fn rows_in_index_order(&self) -> impl Iterator<Item = &OutboxRow> {
-        self.by_status_next_retry.keys().filter_map(|&(_, _, _, id)| self.rows.get(&id))
-    }
-
     /// The first `limit` PENDING or SENT rows, by id.
     pub fn live_rows(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
         self.live_ids.keys().take(limit).filter_map(|id| self.rows.get(id))

@@ -52,6 +52,12 @@ fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// What a link's run falls back to if it fails with its interventions: the same run without
+/// them (None if it had none).
+fn without_interventions(spec: &RunSpec) -> Option<RunSpec> {
+    (!spec.interventions.is_empty()).then(|| RunSpec { interventions: Vec::new(), ..spec.clone() })
+}
+
 /// What to do with a run once it has played.
 type Then = Box<dyn FnOnce(Lab, Run)>;
 
@@ -128,8 +134,7 @@ impl Lab {
         };
         let step = state.step.unwrap_or(0) as usize;
         if let Some(spec) = spec {
-            // A run that fails with its interventions plays again without them.
-            let retry = (!spec.interventions.is_empty()).then(|| RunSpec { interventions: Vec::new(), ..spec.clone() });
+            let retry = without_interventions(&spec);
             lab.play(spec, move |lab, run| lab.show_run(run, step), retry);
         }
         lab
@@ -203,9 +208,7 @@ impl Lab {
             if let Some(spec) = state.spec(&mut notices) {
                 let at = state.step.unwrap_or(0) as usize;
                 self.playing.set(false);
-                // As on a first load: a run that fails with its interventions plays without them.
-                let retry =
-                    (!spec.interventions.is_empty()).then(|| RunSpec { interventions: Vec::new(), ..spec.clone() });
+                let retry = without_interventions(&spec);
                 self.play(spec, move |lab, run| lab.show_run(run, at), retry);
             }
         }
