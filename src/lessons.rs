@@ -47,6 +47,8 @@ pub enum Evidence {
     TwoPcTrouble,
     /// The reconciler found and repaired gaps.
     GapsRepaired,
+    /// A claim's lease ran out under a live relay and a second relay published the row too.
+    LeaseExpired,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +122,19 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
         },
         show_me: ShowMe { scenario: "two-relays-no-lock", sets: &[] },
         evidence: Evidence::DuplicatePublish,
+    },
+    Misconception {
+        id: "cas-lease",
+        claim: Bilingual {
+            zh: "用条件更新加租约认领行，一行就只会被一个实例发送。",
+            en: "Claim rows with a conditional UPDATE and a lease, and each row is published by one instance only.",
+        },
+        truth: Bilingual {
+            zh: "租约只在持有者按时干完时才管用。实例卡顿（GC 停顿、网络抖动）得比租约久，租约一到期别的实例就能认领同一行，两边都会发送；卡住的那个醒来后的状态更新还可能把已完成的行改回去。租约要长于最长的卡顿（但谁也保证不了），更新要带认领令牌（fencing：WHERE next_retry_at = 自己的租约到期时间），重复发送最终仍要靠消费端幂等兜底。",
+            en: "A lease only helps if its holder finishes in time. An instance that stalls (a GC pause, a slow network) for longer than the lease lets another claim the same row, and both publish it; the stalled one's late status update can even move a finished row back. Make the lease longer than any stall (nobody can promise that), guard the update with the claim's token (fencing: WHERE next_retry_at = my lease end), and let the idempotent consumer absorb the second copy that remains.",
+        },
+        show_me: ShowMe { scenario: "cas-lease-expires", sets: &[] },
+        evidence: Evidence::LeaseExpired,
     },
     Misconception {
         id: "full-scan",

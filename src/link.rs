@@ -3,6 +3,7 @@
 //! person made) restores exactly what was on the screen. Parsing never fails: a bad or unknown
 //! parameter becomes a notice and its default.
 
+use crate::sim::config::MAX_PAUSE_MS;
 use crate::sim::event::TxFault;
 use crate::sim::order_service::OrderRequest;
 use crate::sim::scenario::{self, Command, Intervention, RunSpec};
@@ -320,7 +321,7 @@ fn safe(s: &str) -> bool {
 }
 
 /// `after:op[:arg…]` items joined by ','. Ops: o (order: key, cents, fault 0-3), out (ms),
-/// stop, dup, crash, scan, set (key, value).
+/// stop, dup, crash, scan, relaycrash, relaypause (ms), reconcile, set (key, value).
 pub fn encode_interventions(list: &[Intervention]) -> String {
     list.iter()
         .map(|i| {
@@ -341,6 +342,7 @@ pub fn encode_interventions(list: &[Intervention]) -> String {
                 Command::CrashConsumerBeforeAck => format!("{n}:crash"),
                 Command::ScanNow => format!("{n}:scan"),
                 Command::CrashRelayAfterPublish => format!("{n}:relaycrash"),
+                Command::PauseNextRelay { pause_ms } => format!("{n}:relaypause:{pause_ms}"),
                 Command::Reconcile => format!("{n}:reconcile"),
                 Command::Set { key, value } => format!("{n}:set:{key}:{value}"),
             }
@@ -390,6 +392,14 @@ fn decode_intervention(item: &str) -> Result<Intervention, String> {
         ["crash"] => Command::CrashConsumerBeforeAck,
         ["scan"] => Command::ScanNow,
         ["relaycrash"] => Command::CrashRelayAfterPublish,
+        ["relaypause", ms] => {
+            let pause_ms = ms
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| (1..=MAX_PAUSE_MS).contains(ms))
+                .ok_or_else(|| format!("cannot read '{item}': a relay pause is 1 to {MAX_PAUSE_MS} ms"))?;
+            Command::PauseNextRelay { pause_ms }
+        }
         ["reconcile"] => Command::Reconcile,
         ["set", key, value] if safe(key) && safe(value) => {
             let mut probe = crate::sim::Config::default();

@@ -312,3 +312,49 @@ fn checker_flags_a_double_effect_and_an_effect_without_order() {
     });
     assert_eq!(check(&events), vec![ViolationKind::DoubleEffect, ViolationKind::EffectWithoutOrder]);
 }
+
+/// Relays that stall (alive) for 5 s after taking a row, under lock=cas.
+fn stalling_cas(c: &mut Config, claim_lease_ms: u64, fencing: bool) {
+    c.lock = LockMode::Cas;
+    c.relays = c.relays.max(2);
+    c.relay_crash_rate = 0;
+    c.relay_pause_rate = 300_000;
+    c.relay_pause_ms = 5_000;
+    c.claim_lease_ms = claim_lease_ms;
+    c.fencing = fencing;
+}
+
+#[test]
+fn a_cas_lease_shorter_than_a_stall_lets_a_second_relay_publish_and_the_checker_names_it() {
+    safeguard_off_is_caught(|c| stalling_cas(c, 1_000, true), ViolationKind::LeaseExpired, 20);
+}
+
+#[test]
+fn without_fencing_a_stalled_relay_moves_a_finished_row_back() {
+    safeguard_off_is_caught(|c| stalling_cas(c, 1_000, false), ViolationKind::StatusNotMonotone, 10);
+}
+
+/// Fencing stops every late update but not the second publish (the broker takes it; the
+/// consumer's dedup absorbs it); a lease that outlasts every stall stops both.
+#[test]
+fn fencing_guards_the_row_and_a_longer_lease_guards_the_publish() {
+    let scenario = generated();
+    let (mut fenced, mut lease_expired) = (0u64, 0usize);
+    for seed in 0..200 {
+        let mut config = random_config(seed);
+        stalling_cas(&mut config, 1_000, true);
+        let sim = sim::run(&scenario, config, seed).unwrap();
+        let s = sim.summary();
+        let kinds: Vec<ViolationKind> = s.violations.iter().map(|v| v.kind).collect();
+        assert!(kinds.iter().all(|k| *k == ViolationKind::LeaseExpired), "seed {seed}: {kinds:?}");
+        lease_expired += kinds.len();
+        fenced += sim.events().iter().filter(|e| matches!(e.kind, EventKind::RelayFenced { .. })).count() as u64;
+        assert_eq!((s.duplicate_effects, s.lost_orders), (0, 0), "seed {seed}");
+
+        let mut config = random_config(seed);
+        stalling_cas(&mut config, 6_000, false);
+        let s = sim::run(&scenario, config, seed).unwrap().summary();
+        assert_eq!(s.violations_total, 0, "seed {seed}: a 6 s lease outlasts a 5 s stall: {:?}", s.violations);
+    }
+    assert!(fenced > 20 && lease_expired > 20, "fenced {fenced}, lease_expired {lease_expired}");
+}

@@ -190,3 +190,25 @@ fn a_bad_injection_record_leaves_the_others_in_place() {
     assert!(notices[0].contains("10:nonsense"), "{notices:?}");
     assert!(notices[1].contains("batch_size"), "{notices:?}");
 }
+
+/// A relay pause travels in a link, reads back the same, and an out-of-range one is named.
+#[test]
+fn a_relay_pause_travels_in_a_link_and_a_bad_one_is_named() {
+    use outbox_lab::link;
+    use outbox_lab::sim::scenario::Command;
+    let (state, notices) = link::parse("?scenario=two-relays-cas&x=5:relaypause:8000,6:relaypause:0,7:relaypause:x");
+    assert_eq!(state.interventions.len(), 1, "{notices:?}");
+    assert_eq!(state.interventions[0].command, Command::PauseNextRelay { pause_ms: 8_000 });
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices[0].contains("6:relaypause:0") && notices[0].contains("1 to 86400000 ms"), "{notices:?}");
+    let again = link::to_query(&state);
+    assert!(again.contains("x=5:relaypause:8000"), "{again}");
+    // Played: the next relay to take a row stalls for 8 s.
+    let mut spec_notices = Vec::new();
+    let sim = state.spec(&mut spec_notices).expect("a spec").play().expect("plays");
+    let paused = sim.events().iter().find_map(|e| match e.kind {
+        outbox_lab::sim::event::EventKind::RelayPaused { resume_at_ms, .. } => Some(resume_at_ms - e.at_ms),
+        _ => None,
+    });
+    assert_eq!(paused, Some(8_000));
+}

@@ -286,3 +286,29 @@ fn one_fault_three_ways_ends_correct_ghost_and_lost() {
     // Commit first: B002 committed, its message died with the process — a lost order.
     assert_eq!((commit_first.orders_committed, commit_first.lost_orders), (3, 1));
 }
+
+#[test]
+fn a_stall_longer_than_the_cas_lease_publishes_twice_and_fencing_keeps_the_row_right() {
+    let names = |s: &outbox_lab::sim::Summary| s.violations.iter().map(|v| v.kind.as_str()).collect::<Vec<_>>();
+    // Relay 0 claims PAY-001 with a 3 s lease and stalls 8 s; relay 1 claims it after the
+    // lease and finishes it; relay 0 wakes, publishes it again and marks the DONE row SENT.
+    let sim = run_with("cas-lease-expires", 1, &[]);
+    let s = sim.summary();
+    assert_eq!(names(&s), ["lease_expired", "status_not_monotone"], "{:?}", s.violations);
+    assert_eq!(kinds(&sim, "ClaimLeaseExpired"), 1);
+    assert_eq!((s.duplicate_publishes, s.duplicates_skipped, s.duplicate_effects), (1, 1, 0));
+    assert!(s.settled && s.outbox.done == 3, "the duplicate's confirmation brings the row back to DONE");
+    // Fencing: the late UPDATE checks the claim and affects 0 rows. The second publish stays
+    // (the broker cannot tell a stale relay from a live one): dedup absorbs it.
+    let sim = run_with("cas-lease-expires", 1, &["fencing=true"]);
+    let s = sim.summary();
+    assert_eq!(names(&s), ["lease_expired"]);
+    assert_eq!((kinds(&sim, "RelayFenced"), s.duplicate_publishes, s.duplicate_effects), (1, 1, 0));
+    // A lease longer than the stall: relay 1 never sees the row due; one publish.
+    let s = summary("cas-lease-expires", &["claim_lease_ms=60000"]);
+    assert_eq!((s.violations_total, s.duplicate_publishes, s.outbox.done), (0, 0, 3), "{:?}", s.violations);
+    // Under FOR UPDATE the stalled relay keeps its row locks: the other one waits, no copy.
+    let s = summary("cas-lease-expires", &["lock=for_update"]);
+    assert_eq!((s.violations_total, s.duplicate_publishes), (0, 0), "{:?}", s.violations);
+    assert!(s.lock_waits > 0);
+}

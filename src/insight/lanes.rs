@@ -198,6 +198,9 @@ fn injection_label(req: &Request, injection: &Injection) -> Option<String> {
         Injection::NextDeliveryDuplicated => req.t("下一次投递重复", "next delivery duplicated").to_string(),
         Injection::ConsumerCrashArmed => req.t("消费端确认前崩溃", "consumer crashes before its ack").to_string(),
         Injection::RelayCrashArmed => req.t("投递器发布后崩溃", "relay crashes after publishing").to_string(),
+        Injection::RelayPauseArmed { pause_ms } => {
+            format!("{} ({})", req.t("投递器卡顿", "relay stalls"), duration(*pause_ms as f64))
+        }
         Injection::ReconcileRequested => req.t("立即对账", "reconcile now").to_string(),
         Injection::ConfigChanged { key, value } => format!("{key} = {value}"),
         Injection::SettleStarted => return None,

@@ -28,6 +28,9 @@ pub enum ViolationKind {
     LostOrder,
     /// Two relays published the same row in overlapping batches (no lock kept them apart).
     ConcurrentPublish,
+    /// lock=cas: two relays claimed and published the same row because the first claim's
+    /// lease ran out before its holder was done (it stalled, or died after publishing).
+    LeaseExpired,
 }
 
 impl ViolationKind {
@@ -41,6 +44,7 @@ impl ViolationKind {
             ViolationKind::EffectWithoutOrder => "effect_without_order",
             ViolationKind::LostOrder => "lost_order",
             ViolationKind::ConcurrentPublish => "concurrent_publish",
+            ViolationKind::LeaseExpired => "lease_expired",
         }
     }
 }
@@ -70,6 +74,8 @@ pub struct Checker {
     last_publish: BTreeMap<u64, u64>,
     /// When each relay's current batch was picked (the seq of its RelayScanned).
     picked_at_seq: BTreeMap<u64, u64>,
+    /// lock=cas: the relays that claimed each unfinished message, in claim order.
+    claimed_by: BTreeMap<u64, Vec<u32>>,
 }
 
 impl Checker {
@@ -97,6 +103,7 @@ impl Checker {
             MessageDead { msg_id, .. } => Some((*msg_id, Status::Dead)),
             MessageDone { msg_id, .. } => {
                 self.last_publish.remove(msg_id);
+                self.claimed_by.remove(msg_id);
                 Some((*msg_id, Status::Done))
             }
             PublishFailed { msg_id, retry_count, .. } => {
@@ -121,12 +128,33 @@ impl Checker {
                 // Another relay published this row after this relay picked it: the two
                 // worked from the same stale read, which a lock would have prevented.
                 let picked_at = self.picked_at_seq.get(&(*relay_id as u64)).copied().unwrap_or(0);
-                if let Some(&packed) = self.last_publish.get(msg_id) {
+                // lock=cas: a relay publishing under a claim that no longer stands (the row
+                // was claimed again, or finished, since its claim wrote next_retry_at).
+                let lease = world.relay(*relay_id).and_then(|r| r.lease_until_ms);
+                let superseded = lease.is_some_and(|lease| {
+                    outbox
+                        .get(*msg_id)
+                        .is_some_and(|row| row.status != Status::Pending || row.next_retry_at_ms != lease)
+                });
+                if superseded {
+                    let detail = format!(
+                        "relay {relay_id} published message {msg_id} ({biz_key}) after its claim's lease ran out and the row was claimed again"
+                    );
+                    self.report(event, ViolationKind::LeaseExpired, detail);
+                } else if let Some(&packed) = self.last_publish.get(msg_id) {
                     let (other, at_seq) = ((packed >> 40) as u32, packed & ((1 << 40) - 1));
                     if other != *relay_id && at_seq > picked_at {
-                        let detail =
-                            format!("relays {other} and {relay_id} both published message {msg_id} ({biz_key})");
-                        self.report(event, ViolationKind::ConcurrentPublish, detail);
+                        let claims = self.claimed_by.get(msg_id).map_or(&[][..], |v| &v[..]);
+                        if claims.contains(&other) && claims.contains(relay_id) {
+                            let detail = format!(
+                                "relays {other} and {relay_id} both claimed and published message {msg_id} ({biz_key}): a claim's lease ran out before its holder was done"
+                            );
+                            self.report(event, ViolationKind::LeaseExpired, detail);
+                        } else {
+                            let detail =
+                                format!("relays {other} and {relay_id} both published message {msg_id} ({biz_key})");
+                            self.report(event, ViolationKind::ConcurrentPublish, detail);
+                        }
                     }
                 }
                 self.last_publish.insert(*msg_id, ((*relay_id as u64) << 40) | (event.seq & ((1 << 40) - 1)));
@@ -134,6 +162,14 @@ impl Checker {
             }
             RelayScanned { relay_id, .. } => {
                 self.picked_at_seq.insert(*relay_id as u64, event.seq);
+                None
+            }
+            RowClaimed { relay_id, msg_id, .. } => {
+                let claims = self.claimed_by.entry(*msg_id).or_default();
+                // Bounded by the relay count: a relay is listed once.
+                if !claims.contains(relay_id) {
+                    claims.push(*relay_id);
+                }
                 None
             }
             TransactionRolledBack { tx_id, .. } => {

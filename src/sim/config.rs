@@ -11,6 +11,8 @@ use std::fmt;
 
 const MINUTE_MS: u64 = 60_000;
 const DAY_MS: u64 = 24 * 60 * MINUTE_MS;
+/// The longest relay stall a setting or a command may ask for.
+pub const MAX_PAUSE_MS: u64 = DAY_MS;
 
 /// What a value means, and so how it is parsed and printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,6 +213,12 @@ config! {
         "How long a crashed relay stays down.";
     claim_lease_ms: u64 = 60_000, ValueKind::Millis, 1, DAY_MS,
         "With lock=cas: how long a claimed row is hidden from other relays (its next_retry_at moves this far).";
+    relay_pause_rate: u32 = 0, ValueKind::Rate, 0, PPM,
+        "Chance that a relay stalls after taking a row and before publishing it (a GC pause, a slow network): it stays alive and carries on afterwards.";
+    relay_pause_ms: u64 = 5_000, ValueKind::Millis, 0, MAX_PAUSE_MS,
+        "How long such a stall lasts; with lock=cas, a pause longer than claim_lease_ms lets another relay claim the row.";
+    fencing: bool = false, ValueKind::Flag, 0, 1,
+        "With lock=cas: the relay's status update checks that its claim still stands (WHERE next_retry_at = its own lease end), so a relay whose lease ran out cannot overwrite a newer claim or move a DONE row back.";
     scan_interval_ms: u64 = 5 * MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
         "How often the relay scans the message table.";
     batch_size: u64 = 20, ValueKind::Count, 1, 10_000,

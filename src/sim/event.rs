@@ -141,6 +141,10 @@ pub enum Injection {
     NextDeliveryDuplicated,
     ConsumerCrashArmed,
     RelayCrashArmed,
+    /// The next relay to take a row stalls this long before publishing it.
+    RelayPauseArmed {
+        pause_ms: u64,
+    },
     ReconcileRequested,
     ConfigChanged {
         key: String,
@@ -254,6 +258,31 @@ pub enum EventKind {
     },
     RelayRestarted {
         relay_id: u32,
+    },
+    /// The relay stalled (a GC pause, a slow network) after taking the row and before
+    /// publishing it. It is alive and will carry on at `resume_at_ms` as if nothing happened.
+    RelayPaused {
+        relay_id: u32,
+        msg_id: u64,
+        resume_at_ms: u64,
+    },
+    /// lock=cas: the claim's lease ran out while the relay that holds it is still paused.
+    /// The row is due again: any relay may claim and publish it, and the paused one will
+    /// still publish it when it wakes.
+    ClaimLeaseExpired {
+        relay_id: u32,
+        msg_id: u64,
+        lease_until_ms: u64,
+    },
+    RelayResumed {
+        relay_id: u32,
+        msg_id: u64,
+    },
+    /// lock=cas with fencing: the relay's status update checked its claim, found a newer one
+    /// (or a finished row) and affected 0 rows. The row is left as the newer owner made it.
+    RelayFenced {
+        relay_id: u32,
+        msg_id: u64,
     },
     MessagePublished {
         relay_id: u32,
@@ -423,6 +452,10 @@ impl EventKind {
             | CasConflict { .. }
             | RelayCrashed { .. }
             | RelayRestarted { .. }
+            | RelayPaused { .. }
+            | ClaimLeaseExpired { .. }
+            | RelayResumed { .. }
+            | RelayFenced { .. }
             | MessagePublished { .. }
             | MessageMarkedSent { .. }
             | PublishFailed { .. }
@@ -484,6 +517,10 @@ impl EventKind {
             CasConflict { .. } => "CasConflict",
             RelayCrashed { .. } => "RelayCrashed",
             RelayRestarted { .. } => "RelayRestarted",
+            RelayPaused { .. } => "RelayPaused",
+            ClaimLeaseExpired { .. } => "ClaimLeaseExpired",
+            RelayResumed { .. } => "RelayResumed",
+            RelayFenced { .. } => "RelayFenced",
             ReconcileStarted { .. } => "ReconcileStarted",
             GapFound { .. } => "GapFound",
             GapCompensated { .. } => "GapCompensated",

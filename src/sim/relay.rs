@@ -33,6 +33,11 @@ pub struct RelayState {
     pub batch_failed: u64,
     /// While crashed: when it is back.
     pub down_until_ms: Option<u64>,
+    /// While stalled (alive, holding its batch): when it carries on.
+    pub paused_until_ms: Option<u64>,
+    /// lock=cas: the lease end of its claim on the batch's first row. The claim set the
+    /// row's next_retry_at to this value, so it is also the claim's fencing token.
+    pub lease_until_ms: Option<u64>,
 }
 
 impl RelayState {
@@ -54,6 +59,10 @@ impl RelayState {
                 self.scan_started_at_ms = at_ms;
             }
             RelayLockWaited { holder, .. } => self.waiting_on = Some(*holder),
+            RowClaimed { lease_until_ms, .. } => self.lease_until_ms = Some(*lease_until_ms),
+            RelayPaused { resume_at_ms, .. } => self.paused_until_ms = Some(*resume_at_ms),
+            RelayResumed { .. } => self.paused_until_ms = None,
+            RelayFenced { msg_id, .. } => self.finish_row(*msg_id),
             RelayScanned { shard, picked, locked, .. } => {
                 self.shard = *shard;
                 self.scanning = false;
@@ -75,10 +84,14 @@ impl RelayState {
             RelayBatchFinished { .. } => {
                 self.batch.clear();
                 self.locks.clear();
+                self.lease_until_ms = None;
+                self.paused_until_ms = None;
             }
             RelayCrashed { restart_at_ms, .. } => {
                 self.batch.clear();
                 self.locks.clear();
+                self.lease_until_ms = None;
+                self.paused_until_ms = None;
                 self.scanning = false;
                 self.waiting_on = None;
                 self.down_until_ms = Some(*restart_at_ms);
@@ -91,6 +104,7 @@ impl RelayState {
     fn finish_row(&mut self, msg_id: u64) {
         if self.batch.front() == Some(&msg_id) {
             self.batch.pop_front();
+            self.lease_until_ms = None;
         }
     }
 }
@@ -106,6 +120,10 @@ pub fn relay_of(kind: &EventKind) -> Option<u32> {
         | CasConflict { relay_id, .. }
         | RelayCrashed { relay_id, .. }
         | RelayRestarted { relay_id }
+        | RelayPaused { relay_id, .. }
+        | ClaimLeaseExpired { relay_id, .. }
+        | RelayResumed { relay_id, .. }
+        | RelayFenced { relay_id, .. }
         | MessagePublished { relay_id, .. }
         | MessageMarkedSent { relay_id, .. }
         | PublishFailed { relay_id, .. }
@@ -205,14 +223,15 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
     }
 }
 
-/// Publishes the next row of the batch, then updates its status.
+/// Takes the next row of the batch (claims it, with lock=cas) and publishes it, unless the
+/// relay stalls in between.
 pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
     let Some(relay) = ctx.world.relay(relay_id) else { return };
-    if relay.down_until_ms.is_some() {
+    if relay.down_until_ms.is_some() || relay.paused_until_ms.is_some() {
         return;
     }
     let Some(&msg_id) = relay.batch.front() else { return };
-    let Some(row) = ctx.world.order_db.outbox.get(msg_id).cloned() else {
+    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else {
         // The row left the table (archived) under an unlocked relay: give the batch up.
         return finish_batch(ctx, relay_id);
     };
@@ -236,7 +255,69 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
             }
         }
     }
+    let pause_ms = match ctx.world.relay_pause_armed {
+        Some(ms) => ms,
+        None if ctx.faults.chance_ppm(ctx.config.relay_pause_rate) => ctx.config.relay_pause_ms,
+        None => 0,
+    };
+    if pause_ms > 0 {
+        let resume_at_ms = ctx.now_ms.saturating_add(pause_ms);
+        ctx.emit(EventKind::RelayPaused { relay_id, msg_id, resume_at_ms });
+        ctx.schedule(resume_at_ms, Action::RelayResume { relay_id });
+        let lease = ctx.world.relay(relay_id).and_then(|r| r.lease_until_ms);
+        if let Some(lease_until_ms) = lease.filter(|&until| until < resume_at_ms) {
+            ctx.schedule(lease_until_ms, Action::ClaimLeaseEnds { relay_id, msg_id });
+        }
+        return;
+    }
+    send(ctx, relay_id, msg_id);
+}
 
+/// A stalled relay carries on where it stopped: it publishes the row it took, trusting a
+/// claim that may have run out meanwhile.
+pub fn resume(ctx: &mut Ctx<'_>, relay_id: u32) {
+    let Some(relay) = ctx.world.relay(relay_id) else { return };
+    if !relay.paused_until_ms.is_some_and(|until| until <= ctx.now_ms) {
+        return;
+    }
+    let Some(&msg_id) = relay.batch.front() else { return };
+    ctx.emit(EventKind::RelayResumed { relay_id, msg_id });
+    if ctx.world.order_db.outbox.get(msg_id).is_none() {
+        return finish_batch(ctx, relay_id);
+    }
+    send(ctx, relay_id, msg_id);
+}
+
+/// The lease of a stalled relay's claim ends: say so if the relay is still stalled on it.
+pub fn lease_ends(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
+    let Some(relay) = ctx.world.relay(relay_id) else { return };
+    let still_stalled = relay.paused_until_ms.is_some_and(|until| until > ctx.now_ms);
+    if let (true, Some(lease_until_ms)) = (still_stalled && relay.batch.front() == Some(&msg_id), relay.lease_until_ms)
+    {
+        ctx.emit(EventKind::ClaimLeaseExpired { relay_id, msg_id, lease_until_ms });
+    }
+}
+
+/// With fencing, whether this relay's claim on the row still stands: the row is PENDING and
+/// its next_retry_at is still the lease end this relay's claim wrote (every later claim or
+/// retry writes a later time). Without fencing, or without claims, the update is not guarded.
+fn claim_stands(ctx: &Ctx<'_>, relay_id: u32, msg_id: u64) -> bool {
+    if !(ctx.config.fencing && ctx.config.lock == LockMode::Cas) {
+        return true;
+    }
+    let lease = ctx.world.relay(relay_id).and_then(|r| r.lease_until_ms);
+    ctx.world
+        .order_db
+        .outbox
+        .get(msg_id)
+        .is_some_and(|row| row.status == Status::Pending && Some(row.next_retry_at_ms) == lease)
+}
+
+/// Publishes the row, then updates its status (guarded by the claim, with fencing).
+fn send(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
+    let Some(row) = ctx.world.order_db.outbox.get(msg_id).cloned() else {
+        return finish_batch(ctx, relay_id);
+    };
     let failure = if ctx.world.broker.is_down(ctx.now_ms) {
         Some(PublishFailure::BrokerDown)
     } else if ctx.faults.chance_ppm(ctx.config.mq_fail_rate) {
@@ -262,8 +343,13 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
                 ctx.schedule(restart_at_ms, Action::RelayRestart { relay_id });
                 return wake_waiters(ctx, relay_id);
             }
-            ctx.emit(EventKind::MessageMarkedSent { relay_id, msg_id });
+            if claim_stands(ctx, relay_id, msg_id) {
+                ctx.emit(EventKind::MessageMarkedSent { relay_id, msg_id });
+            } else {
+                ctx.emit(EventKind::RelayFenced { relay_id, msg_id });
+            }
         }
+        Some(_) if !claim_stands(ctx, relay_id, msg_id) => ctx.emit(EventKind::RelayFenced { relay_id, msg_id }),
         Some(cause) => {
             let retry_count = row.retry_count + 1;
             if retry_count > ctx.config.max_retries {

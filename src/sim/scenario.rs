@@ -28,6 +28,10 @@ pub enum Command {
     ScanNow,
     /// The next relay to publish dies before marking the row SENT.
     CrashRelayAfterPublish,
+    /// The next relay to take a row stalls this long (alive) before publishing it.
+    PauseNextRelay {
+        pause_ms: u64,
+    },
     /// The reconciler compares the three ledgers now (and compensates, if configured).
     Reconcile,
     /// Changes a config key from now on.
@@ -92,6 +96,7 @@ pub const IDS: &[&str] = &[
     "two-relays-no-lock",
     "two-relays-skip-locked",
     "two-relays-cas",
+    "cas-lease-expires",
     "full-scan-incident",
     "sharded-hot-key",
     "archive",
@@ -233,6 +238,22 @@ fn build(id: &str) -> Option<Scenario> {
                 "Two relays with a conditional UPDATE: the loser sees 0 rows affected and does not publish",
                 "两个投递实例用乐观锁（条件更新）：抢输的一方影响 0 行，不再发送",
                 payments(4),
+            )
+        }
+        "cas-lease-expires" => {
+            // Relay 0 claims PAY-001 and stalls for 8 s; its 3 s lease runs out, relay 1
+            // claims and publishes the row, then relay 0 wakes and publishes it again.
+            config.relays = 2;
+            config.lock = LockMode::Cas;
+            config.claim_lease_ms = 3 * SECOND_MS;
+            config.scan_interval_ms = 5 * SECOND_MS;
+            config.settle_after_ms = MINUTE_MS;
+            let mut script = payments(3);
+            script.push(at(4_500, Command::PauseNextRelay { pause_ms: 8 * SECOND_MS }));
+            (
+                "A relay stalls longer than its claim's lease: another relay claims the row and both publish it; the stalled one's late update moves a DONE row back (try fencing=true, or claim_lease_ms=60000)",
+                "投递实例卡顿得比认领租约还久：另一个实例认领同一行，两边都发了；卡住的那个醒来后的更新把已完成的行改回已发送（试试 fencing=true 或 claim_lease_ms=60000）",
+                script,
             )
         }
         "full-scan-incident" => {

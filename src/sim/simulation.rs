@@ -5,7 +5,7 @@
 
 use super::broker::{self, Unacked};
 use super::checker::{Checker, Violation};
-use super::config::{Config, ConfigError, LockMode, Mode};
+use super::config::{Config, ConfigError, LockMode, Mode, MAX_PAUSE_MS};
 use super::consumer;
 use super::event::{DeliveryCause, Event, EventKind, GapKind, Injection, TxFault};
 use super::metrics::{AlertThresholds, Counters, Metrics, Series, WindowStats};
@@ -40,6 +40,15 @@ pub enum Action {
     },
     RelayRestart {
         relay_id: u32,
+    },
+    /// A paused relay wakes and publishes the row it holds.
+    RelayResume {
+        relay_id: u32,
+    },
+    /// A paused relay's claim lease ends (it may still be paused).
+    ClaimLeaseEnds {
+        relay_id: u32,
+        msg_id: u64,
     },
     Archive,
     Reconcile,
@@ -419,8 +428,14 @@ impl Simulation {
         config.validate()?;
         let mut scratch = config.clone();
         for step in &scenario.script {
-            if let Command::Set { key, value } = &step.command {
-                scratch.set(key, value)?;
+            match &step.command {
+                Command::Set { key, value } => scratch.set(key, value)?,
+                Command::PauseNextRelay { pause_ms } if !(1..=MAX_PAUSE_MS).contains(pause_ms) => {
+                    return Err(ConfigError(format!(
+                        "pause_next_relay: pause_ms = {pause_ms} is not allowed; allowed: 1 to {MAX_PAUSE_MS} ms"
+                    )));
+                }
+                _ => {}
             }
         }
         let mut script = scenario.script.clone();
@@ -699,6 +714,7 @@ impl Simulation {
         self.config.tx_fail_rate = 0;
         self.config.order_crash_rate = 0;
         self.config.relay_crash_rate = 0;
+        self.config.relay_pause_rate = 0;
         self.config.participant_fail_rate = 0;
         self.config.coordinator_crash_rate = 0;
         let mut ctx = self.ctx();
@@ -730,6 +746,11 @@ impl Simulation {
             }
             Command::CrashRelayAfterPublish => {
                 self.ctx().emit(EventKind::Injected(Injection::RelayCrashArmed));
+            }
+            Command::PauseNextRelay { pause_ms } => {
+                // Checked in `new`; an intervention added later is clamped the same way.
+                let pause_ms = pause_ms.clamp(1, MAX_PAUSE_MS);
+                self.ctx().emit(EventKind::Injected(Injection::RelayPauseArmed { pause_ms }));
             }
             Command::Reconcile => {
                 let mut ctx = self.ctx();
@@ -763,6 +784,8 @@ impl Simulation {
             Action::RelayScanDone { relay_id } => relay::scan_done(&mut ctx, relay_id),
             Action::RelayPublish { relay_id } => relay::publish_next(&mut ctx, relay_id),
             Action::RelayRestart { relay_id } => relay::restart(&mut ctx, relay_id),
+            Action::RelayResume { relay_id } => relay::resume(&mut ctx, relay_id),
+            Action::ClaimLeaseEnds { relay_id, msg_id } => relay::lease_ends(&mut ctx, relay_id, msg_id),
             Action::Archive => order_service::archive(&mut ctx),
             Action::Reconcile => reconciler::scheduled(&mut ctx),
             Action::TwoPcVotes { round } => two_phase::collect_votes(&mut ctx, round),

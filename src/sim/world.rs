@@ -27,6 +27,8 @@ pub struct World {
     pub reconciler: ReconcilerState,
     /// A person asked that the next relay to publish crash before marking the row SENT.
     pub relay_crash_armed: bool,
+    /// A person asked that the next relay to take a row stall this long before publishing.
+    pub relay_pause_armed: Option<u64>,
     /// The run's counters up to here (the same numbers `outbox-sim run --json` reports).
     pub counters: Counters,
     /// Messages published at least once (to count publishes of the same message again).
@@ -45,6 +47,7 @@ impl World {
             two_pc: TwoPcState::default(),
             reconciler: ReconcilerState::default(),
             relay_crash_armed: false,
+            relay_pause_armed: None,
             counters: Counters::default(),
             published: IdMap::default(),
         }
@@ -76,10 +79,13 @@ impl World {
         match kind {
             EventKind::Injected(Injection::RelayCrashArmed) => self.relay_crash_armed = true,
             EventKind::RelayCrashed { .. } => self.relay_crash_armed = false,
+            EventKind::Injected(Injection::RelayPauseArmed { pause_ms }) => self.relay_pause_armed = Some(*pause_ms),
+            EventKind::RelayPaused { .. } => self.relay_pause_armed = None,
             EventKind::Injected(Injection::SettleStarted) => {
                 self.broker.duplicate_next_armed = false;
                 self.consumer.crash_armed = false;
                 self.relay_crash_armed = false;
+                self.relay_pause_armed = None;
             }
             _ => {}
         }

@@ -61,6 +61,7 @@ impl Words {
             "in_flight" => p("窗口里的单", "在途/未确认", "At the window", "In flight (unacked)"),
             "closed" => p("卷帘已拉下", "MQ 不可用", "Shutter down", "MQ down"),
             "crashed" => p("后厨晕倒了", "消费者已崩溃", "Kitchen out cold", "Consumer crashed"),
+            "stalled" => p("发呆中…", "卡顿中", "frozen…", "stalled"),
             "carrying" => p("手里的小票", "本批", "Carrying", "Batch"),
             "more" => l("更多", "more"),
             "none" => l("无", "none"),
@@ -146,6 +147,7 @@ impl Words {
             "atomic" => l("原子：订单与消息同生同灭", "Atomic: order and message together"),
             "nothing_lost" => l("不丢：每单最终生效或进死信", "Nothing lost: every order done or DEAD"),
             "no_double" => l("不重：同一单只生效一次", "No double effect"),
+            "one_publisher" => l("独占：一行只由一个中继发送", "One relay per row: no row published by two"),
             "forward_only" => l("状态只进不退", "Status moves forward only"),
             "ok" => l("成立", "holds"),
             "broken_at" => l("被打破，在事件", "broken at event"),
@@ -494,6 +496,17 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
                 "[injected] The next relay will crash after a publish, before marking the row SENT",
             )
             .to_string(),
+        Injection::RelayPauseArmed { pause_ms } => {
+            let d = span(*pause_ms);
+            match (zh, m) {
+                (true, true) => format!("【注入】下一个拿起小票的跑堂会发呆 {d}"),
+                (true, false) => format!("【注入】下一个取到行的中继将卡顿 {d}（GC 停顿/网络抖动）"),
+                (false, true) => format!("[injected] The next runner to take a ticket will freeze for {d}"),
+                (false, false) => {
+                    format!("[injected] The next relay to take a row will stall for {d} (a GC pause, a slow network)")
+                }
+            }
+        }
         Injection::ReconcileRequested => w
             .pick(
                 "【注入】现在就对账",

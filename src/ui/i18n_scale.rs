@@ -155,6 +155,42 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
             ],
             vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
         ),
+        RelayPaused { relay_id, msg_id, resume_at_ms } => (
+            [
+                "跑堂 {0} 拿着 {1} 的小票发起了呆（{3} 才回神）：人还在，票也还在他手里",
+                "中继 {0} 取到消息 {2} 后卡住（GC 停顿、网络抖动），{3} 继续；它还活着，醒来会照常发送",
+                "Runner {0} freezes with ticket {1} in hand (until {3}): still here, still holding it",
+                "Relay {0} stalls after taking message {2} (a GC pause, a slow network) until {3}; it is alive and will publish when it wakes",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*resume_at_ms)],
+        ),
+        ClaimLeaseExpired { relay_id, msg_id, lease_until_ms } => (
+            [
+                "跑堂 {0} 夹在 {1} 上的“我来送”在 {3} 过期了，可他还在发呆：别的跑堂现在可以把这张票夹走",
+                "中继 {0} 对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，别的中继可以再认领它",
+                "The \"mine\" tag runner {0} clipped on ticket {1} ran out at {3} while runner {0} is still frozen: another runner may now take the ticket",
+                "Relay {0}'s lease on message {2} expired at {3} while relay {0} is alive and has not published: the row is due again and another relay may claim it",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*lease_until_ms)],
+        ),
+        RelayResumed { relay_id, msg_id } => (
+            [
+                "跑堂 {0} 回过神来，照旧把手里的 {1} 送出去：他不知道自己的夹子早过期了",
+                "中继 {0} 恢复，继续发送消息 {2}：没有人告诉它认领是否还有效",
+                "Runner {0} snaps out of it and carries ticket {1} on, not knowing the tag ran out",
+                "Relay {0} resumes and publishes message {2}: nothing tells it whether its claim still stands",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
+        ),
+        RelayFenced { relay_id, msg_id } => (
+            [
+                "跑堂 {0} 想给 {1} 盖章，可票上已是别人的夹子：章盖不上，票保持原样",
+                "中继 {0} 带令牌的 UPDATE（… AND next_retry_at = 自己的租约到期时间）影响 0 行：认领已被取代，行保持新主人写下的状态",
+                "Runner {0} tries to stamp ticket {1}, but the tag on it is someone else's now: the stamp does not take",
+                "Relay {0}'s fenced UPDATE (… AND next_retry_at = its own lease end) affected 0 rows: its claim was superseded; the row keeps what the newer owner wrote",
+            ],
+            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
+        ),
         RelayRestarted { relay_id } => (
             ["跑堂 {0} 回到岗位", "中继 {0} 重启完成", "Runner {0} is back at work", "Relay {0} has restarted"],
             vec![relay_id.to_string()],
@@ -314,6 +350,10 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         CasConflict { .. } => w.pick("松手", "UPDATE 0", "let go", "UPDATE 0"),
         RelayCrashed { .. } => w.pick("摔倒", "crash", "falls", "crash"),
         RelayRestarted { .. } => w.pick("回来", "restart", "back", "restart"),
+        RelayPaused { .. } => w.pick("发呆…", "stall", "freezes…", "stall"),
+        ClaimLeaseExpired { .. } => w.pick("夹子过期", "lease expired", "tag expired", "lease expired"),
+        RelayResumed { .. } => w.pick("回神", "resume", "snaps back", "resume"),
+        RelayFenced { .. } => w.pick("盖不上", "UPDATE 0", "no stamp", "UPDATE 0 (fenced)"),
         ReconcileStarted { .. } => w.pick("对账", "reconcile", "check", "reconcile"),
         GapFound { .. } => w.pick("对不上！", "gap", "mismatch!", "gap"),
         GapCompensated { .. } => w.pick("补发", "republish", "resend", "republish"),

@@ -69,6 +69,12 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                 r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#,
                 esc(w.t("runner"))
             );
+            if f.world.relays.first().is_some_and(|r| r.paused_until_ms.is_some()) {
+                o.push_str(&format!(
+                    r#"<text x="20" y="132" class="crash-mark" data-testid="stalled">{}</text>"#,
+                    esc(w.t("stalled"))
+                ));
+            }
             if n > 0 {
                 o.push_str(&format!(r#"<g class="carry" data-testid="carrying" data-count="{n}">"#));
                 for i in 0..n.min(5) as i32 {

@@ -41,6 +41,12 @@ pub const CASES: &[Case] = &[
         fingerprint: 0x0caf_7e50_2cde_28df,
     },
     Case {
+        scenario: "cas-lease-expires",
+        seed: 9,
+        sets: &["orders=60", "relays=3", "relay_pause_rate=0.2", "claim_lease_ms=2000", "fencing=true"],
+        fingerprint: 0xc2cb_c2ea_a2f4_70c9,
+    },
+    Case {
         scenario: "two-relays-no-lock",
         seed: 6,
         sets: &["orders=60", "mq_duplicate_rate=0.2", "consumer_crash_rate=0.1"],

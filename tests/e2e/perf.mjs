@@ -20,7 +20,7 @@ const PLAY_MS = 3000;
 const LOAD_TIMEOUT_MS = 120_000;
 
 const builtins = ['seed-demo', 'happy-path', 'rollback', 'mq-outage-backoff', 'consumer-crash-redelivery', 'no-idempotency',
-  'two-relays-no-lock', 'two-relays-skip-locked', 'two-relays-cas', 'full-scan-incident', 'sharded-hot-key', 'archive',
+  'two-relays-no-lock', 'two-relays-skip-locked', 'two-relays-cas', 'cas-lease-expires', 'full-scan-incident', 'sharded-hot-key', 'archive',
   'send-then-commit', 'commit-then-send', 'reconcile-compensate', 'two-pc-n-nodes', 'outage-dead-letters', 'ai-agent-tool-call'];
 const cases = [
   ...builtins.map((s) => ({ name: s, query: `scenario=${s}` })),

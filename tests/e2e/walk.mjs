@@ -221,7 +221,7 @@ await page.waitForSelector('[data-testid=scene]');
 ok(await page.locator('[data-testid=lessons-body]').count() === 0, 'the lessons are not loaded before they are opened');
 await page.click('[data-testid=lessons-open]');
 await page.waitForSelector('[data-testid=lessons-body]');
-ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 21, '9 misconceptions, 10 questions and 2 AI runs each have a button');
+ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 22, '10 misconceptions, 10 questions and 2 AI runs each have a button');
 ok((await text('myth-exactly-once')).includes('至少一次'), 'the lessons are in Chinese by default');
 await shot('lessons-zh');
 await page.click('[data-testid=show-exactly-once]');
@@ -249,6 +249,24 @@ await page.keyboard.press('End');
 ok((await page.locator('[data-testid=badge-double]').getAttribute('data-state')) === 'ok', 'with dedup it is paid once');
 await page.locator('[data-testid=lessons]').scrollIntoViewIfNeeded();
 await shot('lessons-en-ai');
+
+// ---- the lease hazard: a second publisher, a row moved back, and what fencing fixes ----
+{
+  const state = async (id) => page.locator(`[data-testid=${id}]`).getAttribute('data-state');
+  await page.goto(`${url}?scenario=cas-lease-expires&lang=en&step=19`);
+  await page.waitForSelector('[data-testid=stalled]');
+  ok((await text('stalled')).length > 0, 'the stalled runner is marked on the stage');
+  await page.keyboard.press('End');
+  ok((await state('badge-publisher')) === 'broken', 'an expired lease breaks "one relay per row"');
+  ok((await state('badge-double')) === 'ok', 'but the dedup table keeps the effect single');
+  ok((await state('badge-forward')) === 'broken', 'and the late update moved a DONE row back');
+  await page.goto(`${url}?scenario=cas-lease-expires&lang=en&cfg=fencing:true`);
+  await page.waitForSelector('[data-testid=badge-forward]');
+  await page.keyboard.press('End');
+  ok((await state('badge-forward')) === 'ok', 'with fencing the late update affects 0 rows');
+  ok((await state('badge-publisher')) === 'broken', 'and the second publish remains (fencing cannot take it back)');
+  await shot('lease-fenced-en');
+}
 
 // ---- export the run (with an intervention) and import it back at the same step ----
 {

@@ -17,13 +17,15 @@ enum Badge {
     Atomic,
     NothingLost,
     NoDouble,
+    OnePublisher,
     ForwardOnly,
 }
 
-const BADGES: [(Badge, &str, &str); 4] = [
+const BADGES: [(Badge, &str, &str); 5] = [
     (Badge::Atomic, "atomic", "badge-atomic"),
     (Badge::NothingLost, "nothing_lost", "badge-lost"),
     (Badge::NoDouble, "no_double", "badge-double"),
+    (Badge::OnePublisher, "one_publisher", "badge-publisher"),
     (Badge::ForwardOnly, "forward_only", "badge-forward"),
 ];
 
@@ -31,10 +33,11 @@ fn badge_of(kind: ViolationKind) -> Badge {
     match kind {
         ViolationKind::NotAtomic | ViolationKind::GhostPublish => Badge::Atomic,
         ViolationKind::LostOrder => Badge::NothingLost,
-        ViolationKind::DoubleEffect
-        | ViolationKind::DuplicateKey
-        | ViolationKind::EffectWithoutOrder
-        | ViolationKind::ConcurrentPublish => Badge::NoDouble,
+        ViolationKind::DoubleEffect | ViolationKind::DuplicateKey | ViolationKind::EffectWithoutOrder => {
+            Badge::NoDouble
+        }
+        // A row published by two relays: the consumer's dedup may still keep the effect single.
+        ViolationKind::ConcurrentPublish | ViolationKind::LeaseExpired => Badge::OnePublisher,
         ViolationKind::StatusNotMonotone => Badge::ForwardOnly,
     }
 }

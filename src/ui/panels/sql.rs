@@ -106,6 +106,22 @@ fn tx_statement(e: &Event) -> Option<String> {
     })
 }
 
+/// The WHERE clause of the relay's status updates, as the core applies them: under a row
+/// lock nobody else can change the row; with lock=cas and fencing the update checks that its
+/// claim still stands (the claim's lease end is its token); otherwise it is unguarded.
+fn relay_guard(config: &Config, msg_id: u64) -> String {
+    match (config.lock, config.fencing) {
+        (LockMode::ForUpdate | LockMode::SkipLocked, _) => format!("id = {msg_id}  -- the row is locked by this transaction"),
+        (LockMode::Cas, true) => format!(
+            "id = {msg_id} AND status = 'PENDING'\n   AND next_retry_at = :my_lease_end  -- fencing: my claim still stands"
+        ),
+        (LockMode::Cas, false) => {
+            format!("id = {msg_id}  -- unguarded: a relay whose lease ran out overwrites what is there (fencing=true guards it)")
+        }
+        (LockMode::None, _) => format!("id = {msg_id}  -- unguarded"),
+    }
+}
+
 fn tx_id_of(k: &EventKind) -> Option<u64> {
     use EventKind::*;
     match k {
@@ -174,7 +190,8 @@ pub fn statements(run: &Run, i: usize, config: &Config) -> Vec<Line> {
             q(biz_key)
         )),
         MessageMarkedSent { msg_id, .. } => cur(format!(
-            "UPDATE outbox SET status = 'SENT', updated_at = {now}\n WHERE id = {msg_id} AND status = 'PENDING';  -- 0 rows: someone else took it"
+            "UPDATE outbox SET status = 'SENT', updated_at = {now}\n WHERE {};",
+            relay_guard(config, *msg_id)
         )),
         PublishFailed {
             msg_id,
@@ -182,15 +199,17 @@ pub fn statements(run: &Run, i: usize, config: &Config) -> Vec<Line> {
             next_retry_at_ms,
             ..
         } => cur(format!(
-            "UPDATE outbox SET retry_count = {retry_count},\n       next_retry_at = {},  -- backoff\n       updated_at = {now}\n WHERE id = {msg_id} AND status = 'PENDING';",
-            ts(*next_retry_at_ms)
+            "UPDATE outbox SET retry_count = {retry_count},\n       next_retry_at = {},  -- backoff\n       updated_at = {now}\n WHERE {};",
+            ts(*next_retry_at_ms),
+            relay_guard(config, *msg_id)
         )),
         MessageDead {
             msg_id,
             retry_count,
             ..
         } => cur(format!(
-            "UPDATE outbox SET status = 'DEAD', retry_count = {retry_count}, updated_at = {now}\n WHERE id = {msg_id} AND status = 'PENDING';  -- retry limit exceeded: alert a person"
+            "UPDATE outbox SET status = 'DEAD', retry_count = {retry_count}, updated_at = {now}\n WHERE {};  -- retry limit exceeded: alert a person",
+            relay_guard(config, *msg_id)
         )),
         RelayBatchFinished { .. } => cur("-- batch finished; the next scan runs on the schedule".to_string()),
         EffectApplied {
@@ -240,6 +259,21 @@ pub fn statements(run: &Run, i: usize, config: &Config) -> Vec<Line> {
         )),
         CasConflict { msg_id, .. } => cur(format!(
             "UPDATE outbox SET next_retry_at = …\n WHERE id = {msg_id} AND status = 'PENDING' AND next_retry_at <= {now};\n-- 0 rows: another relay has it; do not publish"
+        )),
+        RelayPaused { msg_id, resume_at_ms, .. } => cur(format!(
+            "-- no SQL: the relay stalls (a GC pause, a slow network) holding message {msg_id} until {};\n-- the database does not wait: a claim's lease keeps running",
+            ts(*resume_at_ms)
+        )),
+        ClaimLeaseExpired { msg_id, lease_until_ms, .. } => cur(format!(
+            "-- the claim on message {msg_id} wrote next_retry_at = {}; that is now past, so\nSELECT id FROM outbox WHERE status = 'PENDING' AND next_retry_at <= {now};\n-- → includes {msg_id} again: any relay may claim it",
+            ts(*lease_until_ms)
+        )),
+        RelayResumed { msg_id, .. } => cur(format!(
+            "-- the relay wakes and publishes message {msg_id}:\n-- nothing told it whether its claim still stands"
+        )),
+        RelayFenced { msg_id, .. } => cur(format!(
+            "UPDATE outbox SET status = 'SENT', updated_at = {now}\n WHERE {};\n-- 0 rows: a newer claim (or a finished row) fenced this relay off; it leaves the row as it is",
+            relay_guard(config, *msg_id)
         )),
         RelayCrashed { msg_id, .. } => cur(format!(
             "-- published, then the relay died before:\n-- UPDATE outbox SET status = 'SENT' WHERE id = {msg_id};\n-- never ran: its transaction rolled back, the row is still PENDING"
