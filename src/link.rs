@@ -132,6 +132,7 @@ impl UrlState {
     /// Gives `spec` this link's interventions and settings.
     pub fn apply(&self, spec: &mut RunSpec, notices: &mut Vec<String>) {
         spec.interventions = self.interventions.clone();
+        let script_end_ms = spec.scenario.script.last().map_or(0, |s| s.at_ms);
         for (k, v) in &self.config {
             let before = spec.config.clone();
             if let Err(e) = spec.config.set(k, v) {
@@ -142,10 +143,9 @@ impl UrlState {
                      (about 0.5 KB each); `outbox-sim run` takes up to 2000000 / 页面最多预置 {MAX_PRELOAD_ROWS_SHOWN} 行"
                 ));
                 spec.config = before;
-            } else if let Some(reads) =
-                reconcile_row_reads(&spec.config, spec.scenario.script.last().map_or(0, |s| s.at_ms))
-            {
-                if k == "reconcile_interval_ms" || k == "preload_rows" || k == "orders" {
+            } else if let Some(reads) = reconcile_row_reads(&spec.config, script_end_ms) {
+                // Whichever key pushed the estimate over the limit (or further over) is refused.
+                if reconcile_row_reads(&before, script_end_ms).is_none_or(|was| reads > was) {
                     notices.push(format!(
                         "{k}={v}: the reconciler would read about {reads} rows over this run; the page allows \
                          {MAX_RECONCILE_ROW_READS} (raise reconcile_interval_ms) / 对账读取行数超出页面上限"

@@ -176,6 +176,21 @@ fn links_play_within_the_page_limits_or_are_refused_with_the_limit_named() {
     let refused = state.spec(&mut notices).expect("a spec");
     assert_eq!(refused.config.reconcile_interval_ms, 0, "{notices:?}");
     assert!(notices.iter().any(|n| n.contains("reconcile_interval_ms=1") && n.contains("10000000")), "{notices:?}");
+    // Whichever key pushes the reads over the limit is the one refused: here a 30-day settle
+    // phase with a reconciler every second over a small table.
+    let (state, _) = link::parse("?scenario=happy-path&cfg=reconcile_interval_ms:1000,settle_after_ms:2592000000");
+    let mut notices = Vec::new();
+    let refused = state.spec(&mut notices).expect("a spec");
+    assert_eq!(refused.config.reconcile_interval_ms, 1_000, "{notices:?}");
+    assert_ne!(refused.config.settle_after_ms, 2_592_000_000, "{notices:?}");
+    assert!(notices.iter().any(|n| n.contains("settle_after_ms=2592000000")), "{notices:?}");
+    // Every built-in scenario itself stays inside the limit.
+    for id in outbox_lab::sim::scenario::IDS {
+        let (state, notices) = link::parse(&format!("?scenario={id}"));
+        let mut more = Vec::new();
+        state.spec(&mut more).expect("a spec");
+        assert!(notices.is_empty() && more.is_empty(), "{id}: {notices:?} {more:?}");
+    }
 }
 
 /// One bad `x=` record is left out with a notice naming it; the other injections stay.
