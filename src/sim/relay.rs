@@ -277,7 +277,7 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
 /// claim that may have run out meanwhile.
 pub fn resume(ctx: &mut Ctx<'_>, relay_id: u32) {
     let Some(relay) = ctx.world.relay(relay_id) else { return };
-    if !relay.paused_until_ms.is_some_and(|until| until <= ctx.now_ms) {
+    if relay.paused_until_ms.is_none_or(|until| until > ctx.now_ms) {
         return;
     }
     let Some(&msg_id) = relay.batch.front() else { return };
@@ -292,8 +292,10 @@ pub fn resume(ctx: &mut Ctx<'_>, relay_id: u32) {
 pub fn lease_ends(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
     let Some(relay) = ctx.world.relay(relay_id) else { return };
     let still_stalled = relay.paused_until_ms.is_some_and(|until| until > ctx.now_ms);
-    if let (true, Some(lease_until_ms)) = (still_stalled && relay.batch.front() == Some(&msg_id), relay.lease_until_ms)
-    {
+    if !still_stalled || relay.batch.front() != Some(&msg_id) {
+        return;
+    }
+    if let Some(lease_until_ms) = relay.lease_until_ms {
         ctx.emit(EventKind::ClaimLeaseExpired { relay_id, msg_id, lease_until_ms });
     }
 }
