@@ -140,7 +140,8 @@ impl UrlState {
             } else if spec.config.preload_rows > MAX_PRELOAD_ROWS_SHOWN {
                 notices.push(format!(
                     "preload_rows={v}: the page holds at most {MAX_PRELOAD_ROWS_SHOWN} preloaded rows \
-                     (about 0.5 KB each); `outbox-sim run` takes up to 2000000 / 页面最多预置 {MAX_PRELOAD_ROWS_SHOWN} 行"
+                     (about 0.5 KB each); `outbox-sim run` takes up to 2000000 / preload_rows={v}：页面最多预置 \
+                     {MAX_PRELOAD_ROWS_SHOWN} 行（每行约 0.5 KB）；命令行 outbox-sim run 最多 2000000 行"
                 ));
                 spec.config = before;
             } else if let Some(reads) = reconcile_row_reads(&spec.config, script_end_ms) {
@@ -148,7 +149,8 @@ impl UrlState {
                 if reconcile_row_reads(&before, script_end_ms).is_none_or(|was| reads > was) {
                     notices.push(format!(
                         "{k}={v}: the reconciler would read about {reads} rows over this run; the page allows \
-                         {MAX_RECONCILE_ROW_READS} (raise reconcile_interval_ms) / 对账读取行数超出页面上限"
+                         {MAX_RECONCILE_ROW_READS} (raise reconcile_interval_ms) / {k}={v}：这次运行中对账约要读 \
+                         {reads} 行，超出页面上限 {MAX_RECONCILE_ROW_READS} 行（请调大 reconcile_interval_ms）"
                     ));
                     spec.config = before;
                 }
@@ -210,52 +212,62 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
                     s.scenario = v;
                 } else {
                     notices.push(format!(
-                        "scenario=\"{v}\": unknown scenario / 未知场景 (→ {}; {})",
-                        DEFAULT_SCENARIO,
-                        scenario::IDS.join(", ")
+                        "scenario=\"{v}\": unknown scenario (→ {d}; allowed: {all}) / scenario=\"{v}\"：没有这个场景（→ {d}；可选：{all}）",
+                        d = DEFAULT_SCENARIO,
+                        all = scenario::IDS.join(", ")
                     ));
                 }
             }
             "seed" => match v.parse::<u64>() {
                 Ok(n) => s.seed = n,
                 Err(_) => notices.push(format!(
-                    "seed=\"{v}\": expected a whole number 0..=18446744073709551615 / 种子须为非负整数 (→ 1)"
+                    "seed=\"{v}\": expected a whole number from 0 to 18446744073709551615 (→ 1) / seed=\"{v}\"：随机种子须为 0 到 18446744073709551615 之间的整数（→ 1）"
                 )),
             },
             "step" => match v.parse::<u64>() {
                 Ok(n) => s.step = Some(n),
-                Err(_) => notices.push(format!("step=\"{v}\": expected a whole number / 步数须为非负整数 (→ 0)")),
+                Err(_) => notices.push(format!("step=\"{v}\": expected a whole number (→ 0) / step=\"{v}\"：步数须为非负整数（→ 0）")),
             },
             "lang" => match Lang::parse(&v) {
                 Some(l) => s.lang = l,
-                None => notices.push(format!("lang=\"{v}\": zh | en (→ zh)")),
+                None => notices.push(format!("lang=\"{v}\": zh | en (→ zh) / lang=\"{v}\"：只能是 zh 或 en（→ zh）")),
             },
             "view" => match Vocab::parse(&v) {
                 Some(x) => s.vocab = x,
-                None => notices.push(format!("view=\"{v}\": metaphor | tech (→ metaphor)")),
+                None => notices.push(format!("view=\"{v}\": metaphor | tech (→ metaphor) / view=\"{v}\"：只能是 metaphor 或 tech（→ metaphor）")),
             },
             "cfg" => match decode_config(&v) {
                 Ok(list) => s.config = list,
-                Err(e) => notices.push(format!("cfg=\"{v}\": {e} / 设置无效 (→ the scenario's own)")),
+                Err(e) => {
+                    let (en, zh) = (in_language(&e, false), in_language(&e, true));
+                    notices.push(format!("cfg=\"{v}\": {en} (→ the scenario's own) / cfg=\"{v}\"：{zh}（沿用场景自己的设置）"))
+                }
             },
             "x" => {
                 // Each record stands alone: a bad one is left out with a notice, the rest stay.
                 let (list, errors) = decode_interventions(&v);
                 s.interventions = list;
                 for e in errors.iter().take(8) {
-                    notices.push(format!("x=: {e} / 无法解析这条注入记录（其余照常）"));
+                    let (en, zh) = (in_language(e, false), in_language(e, true));
+                    notices.push(format!("x=: {en} (the other injections stay) / x=：{zh}（其余注入照常）"));
                 }
             }
             "embed" => match v.as_str() {
                 "1" | "true" => s.embed = true,
                 "0" | "false" => s.embed = false,
-                _ => notices.push(format!("embed=\"{v}\": 1 | 0 (→ 0)")),
+                _ => notices.push(format!("embed=\"{v}\": 1 | 0 (→ 0) / embed=\"{v}\"：只能是 1 或 0（→ 0）")),
             },
             "panel" => match PANELS.iter().find(|p| **p == v) {
                 Some(p) => s.panel = Some(p),
-                None => notices.push(format!("panel=\"{v}\": {} (→ stage)", PANELS.join(" | "))),
+                None => {
+                    let all = PANELS.join(", ");
+                    notices.push(format!("panel=\"{v}\": one of {all} (→ stage) / panel=\"{v}\"：可选 {all}（→ stage）"))
+                }
             },
-            _ => notices.push(format!("\"{k}\": unknown parameter / 未知参数 (known: {})", KNOWN.join(", "))),
+            _ => {
+                let all = KNOWN.join(", ");
+                notices.push(format!("\"{k}\": unknown parameter (known: {all}) / \"{k}\"：未知参数（可用：{all}）"))
+            }
         }
     }
     (s, notices)
@@ -357,7 +369,9 @@ pub fn decode_interventions(text: &str) -> (Vec<Intervention>, Vec<String>) {
     let mut errors = Vec::new();
     for item in text.split(',').filter(|s| !s.is_empty()) {
         if out.len() >= MAX {
-            errors.push(format!("more than {MAX} interventions: the rest are left out"));
+            errors.push(format!(
+                "more than {MAX} interventions: the rest are left out / 注入超过 {MAX} 条：其余的未采用"
+            ));
             break;
         }
         match decode_intervention(item) {
@@ -371,7 +385,7 @@ pub fn decode_interventions(text: &str) -> (Vec<Intervention>, Vec<String>) {
 /// One `after:command[:args]` record.
 fn decode_intervention(item: &str) -> Result<Intervention, String> {
     let parts: Vec<&str> = item.split(':').collect();
-    let bad = || format!("cannot read '{item}'");
+    let bad = || format!("cannot read '{item}' / 无法读取 '{item}'");
     let after_events = parts.first().and_then(|p| p.parse::<u64>().ok()).ok_or_else(bad)?;
     let command = match parts.get(1..).unwrap_or(&[]) {
         ["o", key, cents, fault] if safe(key) => Command::PlaceOrder(OrderRequest {
@@ -397,7 +411,9 @@ fn decode_intervention(item: &str) -> Result<Intervention, String> {
                 .parse::<u64>()
                 .ok()
                 .filter(|ms| (1..=MAX_PAUSE_MS).contains(ms))
-                .ok_or_else(|| format!("cannot read '{item}': a relay pause is 1 to {MAX_PAUSE_MS} ms"))?;
+                .ok_or_else(|| {
+                    format!("cannot read '{item}': a relay pause is 1 to {MAX_PAUSE_MS} ms / 无法读取 '{item}'：卡顿时长须为 1 到 {MAX_PAUSE_MS} 毫秒")
+                })?;
             Command::PauseNextRelay { pause_ms }
         }
         ["reconcile"] => Command::Reconcile,
@@ -411,13 +427,27 @@ fn decode_intervention(item: &str) -> Result<Intervention, String> {
     Ok(Intervention { after_events, command })
 }
 
+/// One language's half of a message written "English / 中文": the split is the first " / "
+/// followed by Chinese. A message without a Chinese half is the same in both languages.
+pub fn in_language(text: &str, zh: bool) -> &str {
+    let is_cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+    let split = text.match_indices(" / ").map(|(i, _)| i).find(|&i| text[i + 3..].chars().any(is_cjk));
+    match (split, zh) {
+        (Some(i), true) => &text[i + 3..],
+        (Some(i), false) => &text[..i],
+        (None, _) => text,
+    }
+}
+
 /// `key:value` pairs joined by ',', each checked by `Config::set` (so every error names the
 /// key, the value and what is allowed).
 pub fn decode_config(text: &str) -> Result<Vec<(String, String)>, String> {
     let mut probe = crate::sim::Config::default();
     let mut out = Vec::new();
     for item in text.split(',').filter(|s| !s.is_empty()).take(64) {
-        let (k, v) = item.split_once(':').ok_or_else(|| format!("expected key:value, got '{item}'"))?;
+        let (k, v) = item
+            .split_once(':')
+            .ok_or_else(|| format!("expected key:value, got '{item}' / 应为 key:value，实际是 '{item}'"))?;
         probe.set(k, v).map_err(|e| e.to_string())?;
         out.push((k.to_string(), v.to_string()));
     }

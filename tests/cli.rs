@@ -102,16 +102,16 @@ fn same_seed_same_trace_across_processes() {
 fn bad_input_exits_2_with_one_line_naming_the_value() {
     let cases: &[(&[&str], &[&str])] = &[
         (&["run", "nope"], &["'nope'", "seed-demo"]),
-        (&["run", "seed-demo", "--set", "mq_fail_rate=1.5"], &["'1.5'", "mq_fail_rate", "[0, 1]"]),
+        (&["run", "seed-demo", "--set", "mq_fail_rate=1.5"], &["'1.5'", "mq_fail_rate", "from 0 to 1"]),
         (&["run", "seed-demo", "--set", "bogus=1"], &["'bogus'", "scan_interval_ms"]),
         (&["run", "seed-demo", "--set", "batch_size"], &["'batch_size'", "key=value"]),
-        (&["run", "seed-demo", "--set", "batch_size=abc"], &["'abc'", "batch_size", "1..=10000"]),
+        (&["run", "seed-demo", "--set", "batch_size=abc"], &["'abc'", "batch_size", "from 1 to 10000"]),
         (&["run", "seed-demo", "--seed", "-1"], &["'-1'", "seed"]),
         (&["run", "seed-demo", "--seed"], &["--seed", "needs a value"]),
         (&["run", "seed-demo", "--colour"], &["'--colour'", "--json"]),
         (&["run"], &["scenario id", "seed-demo"]),
         (&["bench"], &["--orders"]),
-        (&["bench", "--orders", "0"], &["'0'", "1..=10000000"]),
+        (&["bench", "--orders", "0"], &["'0'", "from 1 to 10000000"]),
         (&["bench", "--orders", "99999999999"], &["'99999999999'", "orders"]),
         (&["frobnicate"], &["'frobnicate'", "run"]),
     ];

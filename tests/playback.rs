@@ -227,3 +227,31 @@ fn a_relay_pause_travels_in_a_link_and_a_bad_one_is_named() {
     });
     assert_eq!(paused, Some(8_000));
 }
+
+/// Every notice a bad link gives reads in both languages: an English half and a Chinese half
+/// (the page shows the one of its language), each naming what was refused, with no Rust range
+/// syntax.
+#[test]
+fn every_link_notice_reads_in_both_languages() {
+    use outbox_lab::link;
+    let cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+    let (state, mut notices) = link::parse(
+        "?scenario=nope&seed=-3&step=abc&lang=fr&view=x&x=zzz,5:relaypause:0,6:set:batch_size:0&foo=1&embed=2&panel=zz",
+    );
+    let (_, more) = link::parse("?cfg=batch_size:0");
+    notices.extend(more);
+    let (_, more) = link::parse("?cfg=preload_rows:2000000");
+    notices.extend(more);
+    let mut spec_notices = Vec::new();
+    let _ = state.spec(&mut spec_notices);
+    assert!(notices.len() >= 11, "{notices:?}");
+    for n in &notices {
+        let (en, zh) = (link::in_language(n, false), link::in_language(n, true));
+        assert!(!en.chars().any(cjk), "{n}: the English half has Chinese in it");
+        assert!(zh.chars().any(cjk), "{n}: no Chinese half");
+        assert!(!n.contains("..="), "{n}");
+        let subject = en.split(": ").next().unwrap_or(en).trim();
+        assert!(zh.contains(subject), "{n}: the Chinese half does not name {subject}");
+    }
+    assert_eq!(link::in_language("plain English", true), "plain English");
+}

@@ -418,11 +418,22 @@ async fn bad_url_parameters_fall_back_with_a_notice() {
     let (s, notices) = url_state::parse("?scenario=nope&seed=-3&step=abc&lang=fr&view=x&x=zzz&foo=1&cfg=batch_size:0");
     assert_eq!(s, UrlState::default());
     assert_eq!(notices.len(), 8, "{notices:?}");
-    assert!(notices.iter().any(|n| n.contains("1..=10000")), "the config error says what is allowed: {notices:?}");
+    assert!(
+        notices.iter().any(|n| n.contains("from 1 to 10000")),
+        "the config error says what is allowed: {notices:?}"
+    );
     let m = mount(s, notices, None);
     settle().await;
     assert!(m.has("[data-testid=notice]"));
     assert!(m.testid("notice").contains("nope"));
+    // The page is in Chinese: the notices are too (their English halves are left out), and
+    // no range is written the Rust way.
+    let notice = m.testid("notice");
+    assert!(notice.contains("batch_size 的值 '0' 无效：应为 1 到 10000 之间的整数"), "{notice}");
+    assert!(!notice.contains("expected") && !notice.contains("..="), "{notice}");
+    m.click("[data-testid=lang]").await;
+    let notice = m.testid("notice");
+    assert!(notice.contains("expected a whole number from 1 to 10000") && !notice.contains("无效"), "{notice}");
     assert_eq!(m.total(), seed_demo().events().len(), "defaults: seed-demo");
     m.click("[data-testid=notice-close]").await;
     assert!(!m.has("[data-testid=notice]"));
@@ -513,7 +524,7 @@ fn embed_and_panel_links_parse_round_trip_and_complain_clearly() {
     assert_eq!((s.embed, s.panel), (false, None));
     assert_eq!(notices.len(), 2, "{notices:?}");
     assert!(notices[0].contains("embed=\"yes\""));
-    assert!(notices[1].contains("stage | log | sql | checks | table | break | lessons"), "{notices:?}");
+    assert!(notices[1].contains("stage, log, sql, checks, table, break, lessons"), "{notices:?}");
 }
 
 #[wasm_bindgen_test]
@@ -629,7 +640,7 @@ async fn a_long_run_plays_in_slices_with_progress_and_cancel() {
     settle().await;
     assert!(!m.has("[data-testid=loading]"), "and it stays stopped");
     assert_eq!(m.total(), 0, "nothing replaces the run on screen");
-    assert!(m.testid("notice").contains("cancelled"), "and a notice says the run was not played");
+    assert!(m.testid("notice").contains("已取消"), "and a notice says the run was not played (in the page's language)");
 
     let mut spec = RunSpec::builtin("happy-path", 1).unwrap();
     spec.config.orders = 3_000;

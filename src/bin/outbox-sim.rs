@@ -119,8 +119,9 @@ fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
         };
         match (flag, value) {
             ("--seed", Some(v)) => {
-                o.seed =
-                    v.parse().map_err(|_| format!("invalid seed '{v}': expected a whole number in 0..={}", u64::MAX))?
+                o.seed = v
+                    .parse()
+                    .map_err(|_| format!("invalid seed '{v}': expected a whole number from 0 to {}", u64::MAX))?
             }
             ("--set", Some(v)) => o.sets.push(v),
             ("--orders", Some(v)) => o.orders = Some(v),
@@ -302,14 +303,14 @@ fn bench(args: &[String]) -> Result<(), String> {
     if let Some(extra) = o.positional.first() {
         return Err(format!("unexpected argument '{extra}'"));
     }
-    let orders = o.orders.ok_or("bench needs --orders N (a whole number in 1..=10000000)")?;
+    let orders = o.orders.ok_or("bench needs --orders N (a whole number from 1 to 10000000)")?;
     let mut config = configure(&bench_config(), &o.sets)?;
     let spec = config::spec("orders").ok_or("internal: no 'orders' key")?;
     config.set("orders", &orders).map_err(|e| e.to_string())?;
     if config.orders < 1 {
         return Err(format!(
-            "invalid value '{orders}' for --orders: expected {}",
-            spec.allowed().replace("0..", "1..")
+            "invalid value '{orders}' for --orders: expected a whole number from 1 to {} / --orders 应为 1 到 {} 之间的整数",
+            spec.max, spec.max
         ));
     }
     let scenario = Scenario {

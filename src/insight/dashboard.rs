@@ -206,17 +206,13 @@ fn points(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
 
 /// The publish failure rate of each interval: failures / (publishes + failures); an interval
 /// without attempts carries the last rate forward (no attempt is no news, not a recovery).
+/// The publish failure rate of each interval that had attempts (an interval without any has
+/// no rate: it is left out, not carried forward).
 fn failure_rates(samples: &[Sample]) -> Vec<(f64, f64)> {
-    let mut last = 0.0;
     samples
         .iter()
-        .map(|s| {
-            let attempts = s.publishes + s.publish_failures;
-            if attempts > 0 {
-                last = s.publish_failures as f64 / attempts as f64;
-            }
-            (s.at_ms as f64, last)
-        })
+        .filter(|s| s.publishes + s.publish_failures > 0)
+        .map(|s| (s.at_ms as f64, s.publish_failures as f64 / (s.publishes + s.publish_failures) as f64))
         .collect()
 }
 
@@ -362,8 +358,8 @@ pub fn body(req: &mut Request) -> String {
         tr("投递失败率（每个采样区间）", "Publish failure rate (per interval)"),
         tr("失败 / 尝试", "failures / attempts"),
         Unit::Share,
-    )
-    .line(tr("失败率", "failure rate"), "s3", failure_rates(samples));
+    );
+    fail = sparse(fail, tr("失败率", "failure rate"), "s3", failure_rates(samples));
     fail.threshold = level(t.fail / 100.0);
     fail.y_max = Some(1.0);
 
@@ -466,8 +462,22 @@ fn tiles(
         })
     };
     let attempts = x.publishes + x.publish_failures;
-    // The rate the chart shows here (carried forward over intervals without attempts).
-    let rate = failure_rates(&samples[..=i]).last().map_or(0.0, |p| p.1);
+    // This interval's rate; without attempts there is none (the last measured one is named).
+    let rate_text = if attempts > 0 {
+        Unit::Share.label(x.publish_failures as f64 / attempts as f64)
+    } else {
+        match failure_rates(&samples[..i]).last() {
+            Some(&(at, r)) if req.zh() => {
+                format!("— <small>（本区间无尝试；上次 {}，于 {}）</small>", Unit::Share.label(r), duration(at))
+            }
+            Some(&(at, r)) => format!(
+                "— <small>(no attempts this interval; last {} at {})</small>",
+                Unit::Share.label(r),
+                duration(at)
+            ),
+            None => "—".to_string(),
+        }
+    };
     let shard_text = if x.backlog_by_shard.len() > 1 {
         let parts: Vec<String> = x.backlog_by_shard.iter().take(16).map(|n| n.to_string()).collect();
         format!(" <small>({} {})</small>", req.t("各分片", "by shard"), parts.join(" / "))
@@ -497,8 +507,7 @@ fn tiles(
             "fail",
             req.t("投递失败率", "Publish failure rate"),
             format!(
-                "{} <small>{}{} {} / {attempts}{}</small>",
-                Unit::Share.label(rate),
+                "{rate_text} <small>{}{} {} / {attempts}{}</small>",
                 req.t("（", "("),
                 req.t("本区间", "this interval:"),
                 x.publish_failures,
@@ -898,5 +907,32 @@ mod tests {
         assert!(!body.contains("<svg"));
         let zh = body_of("insight=dashboard\n?scenario=seed-demo&cfg=metrics_interval_ms:86400000");
         assert!(zh.contains("采样点"));
+    }
+
+    #[test]
+    fn an_interval_without_publish_attempts_has_no_failure_rate() {
+        let sample =
+            |at_ms, publishes, publish_failures| Sample { at_ms, publishes, publish_failures, ..Sample::default() };
+        // Two failures of two, then two quiet intervals, then one failure of four.
+        let samples = [sample(10, 0, 2), sample(20, 0, 0), sample(30, 0, 0), sample(40, 3, 1)];
+        assert_eq!(
+            failure_rates(&samples),
+            vec![(10.0, 1.0), (40.0, 0.25)],
+            "quiet intervals are left out, not carried"
+        );
+        // The tile in a quiet interval says so instead of "100% (0 / 0)".
+        let body = body_of("insight=dashboard\n?scenario=mq-outage-backoff&step=0&lang=en");
+        let tile = body.split("data-testid=tile-fail>").nth(1).expect("a failure tile");
+        let tile = &tile[..tile.find("</div>").unwrap_or(tile.len())];
+        assert!(!tile.contains("100%") || tile.contains("last 100%"), "{tile}");
+        let quiet = (0..400)
+            .map(|step| body_of(&format!("insight=dashboard\n?scenario=mq-outage-backoff&step={step}&lang=en")));
+        let shown = quiet
+            .filter_map(|b| {
+                b.split("data-testid=tile-fail>").nth(1).map(|t| t[..t.find("</div>").unwrap_or(t.len())].to_string())
+            })
+            .find(|t| t.contains("no attempts this interval"));
+        let shown = shown.expect("some step of an outage falls in an interval without attempts");
+        assert!(shown.contains("— ") && shown.contains("/ 0"), "{shown}");
     }
 }

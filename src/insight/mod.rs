@@ -114,7 +114,9 @@ impl Request {
         match raw.parse::<f64>() {
             Ok(v) if v.is_finite() && v >= min && v <= max => v,
             _ => {
-                self.notices.push(format!("{name}=\"{raw}\": a number in {min}..={max} (→ {default})"));
+                self.notices.push(format!(
+                    "{name}=\"{raw}\": a number from {min} to {max} (→ {default}) / {name}=\"{raw}\"：应为 {min} 到 {max} 之间的数（→ {default}）"
+                ));
                 default
             }
         }
@@ -126,7 +128,7 @@ impl Request {
         match raw.parse::<u64>() {
             Ok(v) if (min..=max).contains(&v) => v,
             _ => {
-                self.notices.push(format!("{name}=\"{raw}\": a whole number in {min}..={max} (→ {default})"));
+                self.notices.push(format!("{name}=\"{raw}\": a whole number from {min} to {max} (→ {default}) / {name}=\"{raw}\"：应为 {min} 到 {max} 之间的整数（→ {default}）"));
                 default
             }
         }
@@ -233,7 +235,9 @@ pub fn answer(text: &str) -> String {
     let notices = if req.notices.is_empty() {
         String::new()
     } else {
-        let items: String = req.notices.iter().take(10).map(|n| format!("<li>{}</li>", esc(n))).collect();
+        let zh = req.zh();
+        let items: String =
+            req.notices.iter().take(10).map(|n| format!("<li>{}</li>", esc(link::in_language(n, zh)))).collect();
         format!("<ul class=insight-notices role=alert data-testid=insight-notices>{items}</ul>")
     };
     let controls = format!("{tabs}<div class=insight-controls data-view={}>{controls}</div>", req.view);
@@ -334,7 +338,7 @@ mod tests {
         assert!(!r.zh());
         assert_eq!(r.number("p", 0.9, 0.5, 1.0), 0.99);
         assert_eq!(r.whole("n", 10, 2, 50), 10);
-        assert!(r.notices[0].contains("n=\"abc\"") && r.notices[0].contains("2..=50"), "{:?}", r.notices);
+        assert!(r.notices[0].contains("n=\"abc\"") && r.notices[0].contains("from 2 to 50"), "{:?}", r.notices);
         assert_eq!(r.step(), Some(3));
         assert_eq!(r.spec().map(|s| (s.scenario.id, s.seed)), Some(("rollback".to_string(), 7)));
     }

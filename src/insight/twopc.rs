@@ -249,6 +249,7 @@ impl TwoPcRound {
     }
 
     /// Participant-milliseconds spent holding locks with no decision (the core's number).
+    #[cfg(test)]
     fn blocked_ms(&self) -> u64 {
         self.recovered.map_or(0, |(_, b)| b)
     }
@@ -395,6 +396,9 @@ impl TwoPcRound {
         // The participants' state, under the row.
         let state_y = 215.0;
         let prepared = self.votes.iter().filter(|v| v.1).count();
+        // The picture draws at most DRAWN participants; the total is for all n of them, as in
+        // the comparison below (each of the n prepared participants blocks the same way).
+        let in_all = self.blocked_each_ms().saturating_mul(n);
         if crashed {
             let _ = write!(
                 s,
@@ -405,12 +409,12 @@ impl TwoPcRound {
                 req.t("已 prepare · 锁未释放 · 阻塞中", "prepared · locks held · blocked"),
                 state_y + 16.0,
                 esc(&if req.zh() {
-                    format!("每个等了 {}（合计 {}）", duration(self.blocked_each_ms() as f64), duration(self.blocked_ms() as f64))
+                    format!("每个等了 {}（{n} 个合计 {}）", duration(self.blocked_each_ms() as f64), duration(in_all as f64))
                 } else {
                     format!(
-                        "each waited {} ({} in all)",
+                        "each waited {} ({} in all for {n})",
                         duration(self.blocked_each_ms() as f64),
-                        duration(self.blocked_ms() as f64)
+                        duration(in_all as f64)
                     )
                 })
             );
@@ -1038,10 +1042,10 @@ mod tests {
         let round = TwoPcRound::run(5, true, 60_000, 10, 1);
         assert_eq!(round.blocked_participants(), 5);
         assert_eq!(round.blocked_each_ms(), 60_000);
-        assert_eq!(round.blocked_ms(), 5 * 60_000);
+        assert_eq!(round.blocked_ms(), 5 * 60_000, "the core's number, for the 5 drawn");
         assert!(b.contains("data-testid=blocked"), "{b}");
         assert!(b.contains("prepared · locks held · blocked"));
-        assert!(b.contains("each waited 1 min (5 min in all)"), "{b}");
+        assert!(b.contains("each waited 1 min (10 min in all for 10)"), "{b}");
         assert!(b.contains("blocked_ms = 300,000"));
         assert!(b.contains("+5 more"));
         assert!(b.contains("TwoPcCoordinatorCrashed"));

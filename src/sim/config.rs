@@ -306,19 +306,42 @@ pub fn spec(name: &str) -> Option<&'static KeySpec> {
 }
 
 impl KeySpec {
-    /// What values this key takes, in words, e.g. "a whole number of milliseconds in 1..=86400000".
+    /// What values this key takes, in words, e.g. "whole milliseconds from 1 to 86400000".
     pub fn allowed(&self) -> String {
+        let (min, max) = (self.min, self.max);
         match self.kind {
-            ValueKind::Millis => format!("whole milliseconds in {}..={}", self.min, self.max),
-            ValueKind::Count => format!("a whole number in {}..={}", self.min, self.max),
-            ValueKind::Rate => "a decimal in [0, 1] with at most 6 decimals, e.g. 0.3".to_string(),
+            ValueKind::Millis => format!("whole milliseconds from {min} to {max}"),
+            ValueKind::Count => format!("a whole number from {min} to {max}"),
+            ValueKind::Rate => "a decimal from 0 to 1 with at most 6 decimals, e.g. 0.3".to_string(),
             ValueKind::Flag => "true or false".to_string(),
             ValueKind::Choice(names) => format!("one of {}", names.join(", ")),
         }
     }
 
+    /// The same in Chinese.
+    pub fn allowed_zh(&self) -> String {
+        let (min, max) = (self.min, self.max);
+        match self.kind {
+            ValueKind::Millis => format!("{min} 到 {max} 之间的整数毫秒"),
+            ValueKind::Count => format!("{min} 到 {max} 之间的整数"),
+            ValueKind::Rate => "0 到 1 之间的小数（最多 6 位），如 0.3".to_string(),
+            ValueKind::Flag => "true 或 false".to_string(),
+            ValueKind::Choice(names) => format!("{} 之一", names.join("、")),
+        }
+    }
+
+    /// A refused value, in English and Chinese ("… / …").
+    fn refused(&self, text: &str) -> ConfigError {
+        let name = self.name;
+        ConfigError(format!(
+            "invalid value '{text}' for {name}: expected {} / {name} 的值 '{text}' 无效：应为 {}",
+            self.allowed(),
+            self.allowed_zh()
+        ))
+    }
+
     fn parse(&self, text: &str) -> Result<u64, ConfigError> {
-        let bad = || ConfigError(format!("invalid value '{text}' for {}: expected {}", self.name, self.allowed()));
+        let bad = || self.refused(text);
         let raw = match self.kind {
             ValueKind::Millis | ValueKind::Count => {
                 let t = text.replace('_', "");
@@ -388,8 +411,9 @@ pub fn format_ppm(ppm: u64) -> String {
 impl Config {
     /// Sets one key from its text form, validating the value. On error the config is unchanged.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        let spec = spec(key)
-            .ok_or_else(|| ConfigError(format!("unknown config key '{key}'; allowed keys: {}", key_names())))?;
+        let spec = spec(key).ok_or_else(|| {
+            ConfigError(format!("unknown config key '{key}'; allowed keys: {} / 没有 '{key}' 这个设置项", key_names()))
+        })?;
         let raw = spec.parse(value.trim())?;
         self.set_raw(key, raw);
         Ok(())
@@ -414,12 +438,7 @@ impl Config {
         for spec in KEYS {
             let raw = self.raw(spec.name).unwrap_or(0);
             if raw < spec.min || raw > spec.max {
-                return Err(ConfigError(format!(
-                    "invalid value '{}' for {}: expected {}",
-                    spec.format(raw),
-                    spec.name,
-                    spec.allowed()
-                )));
+                return Err(spec.refused(&spec.format(raw)));
             }
         }
         Ok(())
@@ -487,9 +506,9 @@ mod tests {
 
         let before = c.clone();
         let e = c.set("mq_fail_rate", "1.5").unwrap_err().0;
-        assert!(e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("[0, 1]"), "{e}");
+        assert!(e.contains("'1.5'") && e.contains("mq_fail_rate") && e.contains("from 0 to 1"), "{e}");
         let e = c.set("batch_size", "0").unwrap_err().0;
-        assert!(e.contains("1..=10000"), "{e}");
+        assert!(e.contains("from 1 to 10000") && !e.contains("..="), "{e}");
         let e = c.set("batch_size", "-3").unwrap_err().0;
         assert!(e.contains("'-3'"), "{e}");
         let e = c.set("no_such_key", "1").unwrap_err().0;

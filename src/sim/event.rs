@@ -154,6 +154,11 @@ pub enum Injection {
     SettleStarted,
 }
 
+/// The default of a flag that older logs did not record.
+fn yes() -> bool {
+    true
+}
+
 /// What happened. Variants are grouped by the actor that caused them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind")]
@@ -233,6 +238,10 @@ pub enum EventKind {
         latency_ms: u64,
         picked: Vec<u64>,
         locked: bool,
+        /// The scan went through the (status, next_retry_at) index; false: it read the whole
+        /// table (a Seq Scan).
+        #[serde(default = "yes")]
+        index: bool,
     },
     /// SELECT … FOR UPDATE met rows another relay's transaction holds: this one waits.
     RelayLockWaited {

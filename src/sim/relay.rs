@@ -216,6 +216,7 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
         latency_ms: ctx.now_ms.saturating_sub(started),
         picked: result.picked,
         locked: matches!(lock, LockMode::ForUpdate | LockMode::SkipLocked),
+        index: ctx.config.index,
     });
     if has_work {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);

@@ -42,6 +42,8 @@ pub struct Lab {
     job: StoredValue<u64>,
     /// The number of the latest autoplay loop (likewise).
     play_loop: StoredValue<u64>,
+    /// The stage, to bring into view after an action elsewhere changes it.
+    pub stage: NodeRef<leptos::html::Section>,
     /// Embedded in a course page (`embed=1`), showing `panel`.
     pub embed: bool,
     pub panel: Option<&'static str>,
@@ -129,6 +131,7 @@ impl Lab {
             loading: RwSignal::new(None),
             job: StoredValue::new(0),
             play_loop: StoredValue::new(0),
+            stage: NodeRef::new(),
             embed: state.embed,
             panel: state.panel,
         };
@@ -149,10 +152,8 @@ impl Lab {
         if cursor > run.len() {
             self.notices.update(|n| {
                 n.push(format!(
-                    "step={cursor}: this run has {} events / 该场景只有 {} 个事件 (→ {})",
-                    run.len(),
-                    run.len(),
-                    run.len()
+                    "step={cursor}: this run has {n} events (→ {n}) / step={cursor}：该场景只有 {n} 个事件（→ {n}）",
+                    n = run.len()
                 ))
             });
             cursor = run.len();
@@ -192,7 +193,7 @@ impl Lab {
         if self.run.with_untracked(|r| r.is_empty()) {
             self.notices.update(|n| {
                 n.push(
-                    "cancelled: this run was not played; pick a scenario, or reload to play it / 已取消：该场景未播放"
+                    "cancelled: this run was not played; pick a scenario, or reload to play it / 已取消：该场景没有播放；请选一个场景，或刷新页面重新播放"
                         .into(),
                 )
             });
@@ -203,13 +204,25 @@ impl Lab {
     /// the start) or an imported run file (at its step), keeping the language and the view. A
     /// bad link only adds a notice and keeps the run.
     pub fn show(&self, query: &str) {
+        self.show_then(query, |_| {});
+    }
+
+    /// [`Lab::show`], then `after` once the run is on screen.
+    pub fn show_then(&self, query: &str, after: fn(Lab)) {
         let (state, mut notices) = url_state::parse(query);
         if notices.is_empty() {
             if let Some(spec) = state.spec(&mut notices) {
                 let at = state.step.unwrap_or(0) as usize;
                 self.playing.set(false);
                 let retry = without_interventions(&spec);
-                self.play(spec, move |lab, run| lab.show_run(run, at), retry);
+                self.play(
+                    spec,
+                    move |lab, run| {
+                        lab.show_run(run, at);
+                        after(lab);
+                    },
+                    retry,
+                );
             }
         }
         if !notices.is_empty() {
@@ -262,6 +275,7 @@ impl Lab {
                 lab.run.set(Arc::new(run));
                 // Onto the first event the command caused; if it caused none, stay.
                 lab.cursor.set(parted.map_or(cursor, |at| at + 1).min(len));
+                reveal_stage(lab);
             },
             None,
         );
@@ -341,7 +355,7 @@ pub fn LabPage(
                 <h1>{tr(lab, "title")} " " <span class="en">"outbox-lab"</span></h1>
                 <p class="lead" data-testid="lead">{tr(lab, "lead")}</p>
             </header>
-            <Notices lab=lab/>
+            <div class="notices"><Notices lab=lab/></div>
             <Loading lab=lab/>
             <Controls lab=lab/>
             <Scene lab=lab/>
@@ -376,32 +390,30 @@ pub fn LabPage(
     }
 }
 
-/// Whatever could not be used (a bad link, a bad setting, a file that did not load), until
-/// closed. One markup string and one click handler: typed views weigh on the wasm size.
+/// Whatever could not be used (a bad link, a bad setting, a file that did not load), in the
+/// page's language, until closed.
 #[component]
 fn Notices(lab: Lab) -> impl IntoView {
-    let markup = move || {
-        let (title, close) = (lab.words().t("notice_title"), lab.words().t("close"));
-        lab.notices.with(|n| {
-            if n.is_empty() {
-                return String::new();
+    move || {
+        let lang = lab.lang.get();
+        let items = lab.notices.with(|n| {
+            n.iter()
+                .take(10)
+                .map(|x| view! { <li>{crate::link::in_language(x, lang == Lang::Zh).to_string()}</li> })
+                .collect_view()
+        });
+        (!items.is_empty()).then(|| {
+            view! {
+                <div class="notice" role="alert" data-testid="notice">
+                    <strong>{tr(lab, "notice_title")}</strong>
+                    <ul>{items}</ul>
+                    <button data-testid="notice-close" aria-label=tr(lab, "close") on:click=move |_| lab.notices.set(Vec::new())>
+                        "×"
+                    </button>
+                </div>
             }
-            let items: String = n.iter().take(10).map(|x| format!("<li>{}</li>", super::scene::esc(x))).collect();
-            format!(
-                "<div class=notice role=alert data-testid=notice><strong>{title}</strong><ul>{items}</ul>\
-                 <button data-testid=notice-close aria-label={close}>×</button></div>"
-            )
         })
-    };
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        use leptos::wasm_bindgen::JsCast;
-        let close =
-            ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|el| el.tag_name() == "BUTTON");
-        if close {
-            lab.notices.set(Vec::new());
-        }
-    };
-    view! { <div class="notices" on:click=on_click inner_html=markup></div> }
+    }
 }
 
 /// A run that is still playing: how far it got, and a button to stop it (the run on screen
@@ -559,12 +571,32 @@ fn url_sync(lab: Lab) {
     });
 }
 
-/// Gives the keyboard back to the page after a choice in a drop-down (so ←/→ step the
-/// run instead of changing the selection).
-pub fn blur(ev: &leptos::ev::Event) {
-    use leptos::wasm_bindgen::JsCast;
-    if let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
-        let _ = el.blur();
+/// Brings the stage into view after an action elsewhere changed it (a lesson's "show me", an
+/// injection): scrolls the page if the stage is not on screen, and, embedded, asks the course
+/// page to do the same for the frame: `parent.postMessage({ type: "outbox-lab:scroll", top })`
+/// with `top` the stage's offset in the lab's page, in CSS px (see the README's snippet).
+pub fn reveal_stage(lab: Lab) {
+    // Measured once the page has drawn the new run (the text above the stage may change).
+    request_animation_frame(move || reveal_stage_now(lab));
+}
+
+fn reveal_stage_now(lab: Lab) {
+    let (Some(stage), Some(w)) = (lab.stage.try_get_untracked().flatten(), web_sys::window()) else { return };
+    let rect = stage.get_bounding_client_rect();
+    if rect.height() == 0.0 {
+        return; // not shown (an embedded panel without the stage)
+    }
+    let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    if lab.embed {
+        if let Ok(Some(parent)) = w.parent() {
+            let message = js_sys::Object::new();
+            let top = rect.top() + w.scroll_y().unwrap_or(0.0);
+            let _ = js_sys::Reflect::set(&message, &"type".into(), &"outbox-lab:scroll".into());
+            let _ = js_sys::Reflect::set(&message, &"top".into(), &top.into());
+            let _ = parent.post_message(&message, "*");
+        }
+    } else if rect.top() < 0.0 || rect.top() > height * 0.6 {
+        stage.scroll_into_view();
     }
 }
 

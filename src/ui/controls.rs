@@ -1,7 +1,7 @@
 //! The instrument's knobs: transport (step, play, scrub), what to run (scenario, seed), the
 //! two toggles (language, vocabulary), and "break it on purpose".
 
-use super::app::{blur, Lab, SPEEDS, SPEED_LABELS};
+use super::app::{Lab, SPEEDS, SPEED_LABELS};
 use super::i18n::{Lang, Vocab};
 use super::timeline::clock;
 use super::url_state;
@@ -12,60 +12,84 @@ use crate::sim::scenario::{self, Command};
 use crate::ui::app::tr;
 use leptos::prelude::*;
 
-/// What a transport or toggle button (`data-cmd`) does.
-fn run_cmd(lab: Lab, cmd: &str) {
+/// The transport buttons: what each does to the cursor or the run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Home,
+    Back,
+    Play,
+    Forward,
+    End,
+    Reset,
+}
+
+/// The transport's step buttons: a step that disables the button pressed hands the focus to
+/// its opposite (a disabled button would drop it to the page).
+#[derive(Clone, Copy)]
+struct StepButtons {
+    back: NodeRef<leptos::html::Button>,
+    forward: NodeRef<leptos::html::Button>,
+}
+
+impl StepButtons {
+    fn keep_focus(self, lab: Lab, t: Transport) {
+        let (cursor, n) = (lab.cursor.get_untracked(), lab.run.with_untracked(|r| r.len()));
+        let other = match t {
+            Transport::Back if cursor == 0 => self.forward,
+            Transport::Forward if cursor >= n => self.back,
+            _ => return,
+        };
+        request_animation_frame(move || {
+            if let Some(b) = other.get_untracked() {
+                let _ = b.focus();
+            }
+        });
+    }
+}
+
+fn transport(lab: Lab, t: Transport) {
     let n = lab.run.with_untracked(|r| r.len());
-    match cmd {
-        "lang" => lab.lang.update(|l| *l = if *l == Lang::Zh { Lang::En } else { Lang::Zh }),
-        "view" => lab.vocab.update(|v| *v = if *v == Vocab::Metaphor { Vocab::Tech } else { Vocab::Metaphor }),
-        "play" => {
+    match t {
+        Transport::Play => {
             if lab.cursor.get_untracked() >= n && !lab.playing.get_untracked() {
                 lab.go(0);
             }
             lab.playing.update(|p| *p = !*p);
         }
-        "reset" => {
+        Transport::Reset => {
             let (id, seed) = lab.run.with_untracked(|r| (r.spec.scenario.id.clone(), r.spec.seed));
             lab.load(&id, seed);
         }
-        "home" | "back" | "fwd" | "end" => {
+        Transport::Home | Transport::Back | Transport::Forward | Transport::End => {
             lab.playing.set(false);
-            match cmd {
-                "home" => lab.go(0),
-                "back" => lab.step_by(-1),
-                "fwd" => lab.step_by(1),
+            match t {
+                Transport::Home => lab.go(0),
+                Transport::Back => lab.step_by(-1),
+                Transport::Forward => lab.step_by(1),
                 _ => lab.go(n),
             }
         }
-        _ => {}
     }
 }
 
-/// What a drop-down or field (`data-role`) changes.
-fn run_change(lab: Lab, role: &str, value: String) {
-    let (id, seed) = lab.run.with_untracked(|r| (r.spec.scenario.id.clone(), r.spec.seed));
-    match role {
-        "scenario" => lab.load(&value, seed),
-        "speed" => {
-            if let Ok(i) = value.parse::<usize>() {
-                lab.speed.set(i.min(SPEEDS.len() - 1));
-            }
-        }
-        "seed" => match value.trim().parse::<u64>() {
-            Ok(seed) => lab.load(&id, seed),
-            Err(_) => lab.notices.update(|n| n.push(format!("seed \"{value}\": 0..=18446744073709551615"))),
-        },
-        _ => {}
+/// A new seed from the seed field; anything else only adds a notice.
+fn change_seed(lab: Lab, value: &str) {
+    let id = lab.run.with_untracked(|r| r.spec.scenario.id.clone());
+    match value.trim().parse::<u64>() {
+        Ok(seed) => lab.load(&id, seed),
+        Err(_) => lab.notices.update(|n| {
+            n.push(format!(
+                "seed \"{value}\": a whole number from 0 to {max} / 随机种子 \"{value}\"：须为 0 到 {max} 之间的整数",
+                max = u64::MAX
+            ))
+        }),
     }
 }
 
 /// Loads a run file the learner picked: its link replaces the run, at its step. A foreign or
 /// broken file (or a link in it that does not hold) only adds a notice; the run stays.
-fn import(lab: Lab, el: &web_sys::Element) {
+fn import(lab: Lab, input: &web_sys::HtmlInputElement) {
     use leptos::wasm_bindgen::{closure::Closure, JsCast};
-    let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() else {
-        return;
-    };
     let (Some(file), Ok(reader)) = (input.files().and_then(|f| f.get(0)), web_sys::FileReader::new()) else {
         return;
     };
@@ -85,6 +109,70 @@ fn import(lab: Lab, el: &web_sys::Element) {
     }
 }
 
+/// Keys that move a closed drop-down's selection (each press fires `change` in Chromium).
+fn moves_selection(key: &str) -> bool {
+    matches!(key, "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight" | "PageUp" | "PageDown" | "Home" | "End")
+        || key.chars().count() == 1 && key != " "
+}
+
+/// A drop-down that acts on a choice, not on every arrow press: a choice made with the mouse
+/// (or in the open list) applies at once; one made by arrowing through the closed drop-down
+/// waits for Enter or for focus to leave. Focus stays on the drop-down either way.
+#[component]
+fn Choice(
+    /// Applies a value.
+    on_choose: Callback<String>,
+    /// The options, as (value, label) pairs, and the value in force.
+    options: Signal<(Vec<(String, String)>, String)>,
+    #[prop(into)] testid: String,
+    #[prop(optional, into)] label: Option<Signal<&'static str>>,
+) -> impl IntoView {
+    let arrowed = StoredValue::new(false);
+    let pending = StoredValue::new(None::<String>);
+    let commit = move || {
+        if let Some(v) = pending.try_update_value(|p| p.take()).flatten() {
+            on_choose.run(v);
+        }
+    };
+    view! {
+        <select
+            data-testid=testid
+            aria-label=move || label.map(|l| l.get())
+            prop:value=move || options.with(|(_, now)| now.clone())
+            on:keydown=move |ev| {
+                let key = ev.key();
+                if key == "Enter" {
+                    commit();
+                } else if moves_selection(&key) {
+                    arrowed.set_value(true);
+                }
+            }
+            // A pointer choice applies at once, whatever keys were pressed before.
+            on:pointerdown=move |_| arrowed.set_value(false)
+            on:change=move |ev| {
+                let value = event_target_value(&ev);
+                if arrowed.get_value() {
+                    arrowed.set_value(false);
+                    pending.set_value(Some(value));
+                } else {
+                    on_choose.run(value);
+                }
+            }
+            on:blur=move |_| commit()
+        >
+            {move || {
+                options.with(|(list, now)| {
+                    list.iter()
+                        .map(|(value, label)| {
+                            view! { <option value=value.clone() selected=value == now>{label.clone()}</option> }
+                        })
+                        .collect_view()
+                })
+            }}
+        </select>
+    }
+}
+
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
     let n = move || lab.events_len();
@@ -100,46 +188,46 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         let q = share();
         lab.run.with(|r| run_file::data_url(&run_file::write(&r.spec.scenario.id, r.spec.seed, lab.cursor.get(), &q)))
     };
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        use leptos::wasm_bindgen::JsCast;
-        if let Some(cmd) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("[data-cmd]").ok().flatten())
-            .and_then(|el| el.get_attribute("data-cmd"))
-        {
-            run_cmd(lab, &cmd);
+    let scenarios = Signal::derive(move || {
+        let lang = lab.lang.get();
+        let list = scenario::IDS
+            .iter()
+            .map(|id| (id.to_string(), super::i18n::scenario_name(lang, id).unwrap_or(id).to_string()));
+        (list.collect(), lab.run.with(|r| r.spec.scenario.id.clone()))
+    });
+    let speeds = Signal::derive(move || {
+        let list = SPEED_LABELS.iter().enumerate().map(|(i, s)| (i.to_string(), s.to_string()));
+        (list.collect(), lab.speed.get().to_string())
+    });
+    let choose_scenario = Callback::new(move |id: String| {
+        let seed = lab.run.with_untracked(|r| r.spec.seed);
+        lab.load(&id, seed);
+    });
+    let choose_speed = Callback::new(move |i: String| {
+        if let Ok(i) = i.parse::<usize>() {
+            lab.speed.set(i.min(SPEEDS.len() - 1));
+        }
+    });
+    // Settings that differ from the scenario's own: its description speaks of those.
+    let changed = move || {
+        lab.run.with(|r| {
+            let diff = url_state::config_diff(&r.spec.scenario.config, &r.spec.config);
+            diff.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+        })
+    };
+    let steps = StepButtons { back: NodeRef::new(), forward: NodeRef::new() };
+    let button = move |t: Transport| {
+        move |_| {
+            transport(lab, t);
+            steps.keep_focus(lab, t);
         }
     };
-    let on_change = move |ev: leptos::ev::Event| {
-        use leptos::wasm_bindgen::JsCast;
-        let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
-            return;
-        };
-        if el.get_attribute("data-role").as_deref() == Some("import") {
-            import(lab, &el);
-            return;
-        }
-        if let Some(role) = el.get_attribute("data-role") {
-            let value = event_target_value(&ev);
-            blur(&ev);
-            run_change(lab, &role, value);
-        }
-    };
-    let scenarios: String = scenario::IDS.iter().map(|id| format!(r#"<option value="{id}">{id}</option>"#)).collect();
-    let speeds: String =
-        SPEED_LABELS.iter().enumerate().map(|(i, s)| format!(r#"<option value="{i}">{s}</option>"#)).collect();
     view! {
-        <section class="controls" data-testid="controls" on:click=on_click on:change=on_change>
+        <section class="controls" data-testid="controls">
             <div class="row pick">
                 <label>
                     {tr(lab, "scenario")} " "
-                    <select
-                        data-testid="scenario"
-                        data-role="scenario"
-                        inner_html=scenarios
-                        prop:value=move || lab.run.with(|r| r.spec.scenario.id.clone())
-                    ></select>
+                    <Choice testid="scenario" options=scenarios on_choose=choose_scenario/>
                 </label>
                 <label>
                     {tr(lab, "seed")} " "
@@ -148,15 +236,26 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                         min="0"
                         class="seed"
                         data-testid="seed"
-                        data-role="seed"
                         prop:value=move || lab.run.with(|r| r.spec.seed.to_string())
+                        on:change=move |ev| change_seed(lab, &event_target_value(&ev))
                     />
                 </label>
                 <span class="toggles">
-                    <button class="toggle" data-testid="lang" data-cmd="lang" title="中文 / English">
+                    <button
+                        class="toggle"
+                        data-testid="lang"
+                        title="中文 / English"
+                        on:click=move |_| lab.lang.update(|l| *l = if *l == Lang::Zh { Lang::En } else { Lang::Zh })
+                    >
                         {move || if lab.lang.get() == Lang::Zh { "English" } else { "中文" }}
                     </button>
-                    <button class="toggle" data-testid="view" data-cmd="view">
+                    <button
+                        class="toggle"
+                        data-testid="view"
+                        on:click=move |_| {
+                            lab.vocab.update(|v| *v = if *v == Vocab::Metaphor { Vocab::Tech } else { Vocab::Metaphor })
+                        }
+                    >
                         {move || {
                             if lab.vocab.get() == Vocab::Metaphor {
                                 lab.words().t("vocab_tech")
@@ -173,7 +272,19 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                     </a>
                     <label class="share import">
                         {tr(lab, "import")}
-                        <input type="file" accept=".json,application/json" data-role="import" data-testid="import"/>
+                        <input
+                            type="file"
+                            accept=".json,application/json"
+                            data-testid="import"
+                            on:change=move |ev| {
+                                use leptos::wasm_bindgen::JsCast;
+                                if let Some(input) =
+                                    ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                                {
+                                    import(lab, &input);
+                                }
+                            }
+                        />
                     </label>
                 </span>
             </div>
@@ -181,23 +292,29 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             <p class="guide" data-testid="guide">
                 {move || lab.run.with(|r| super::i18n::guide(lab.lang.get(), &r.spec.scenario.id))}
             </p>
+            <p class="guide changed" data-testid="changed-settings" hidden=move || changed().is_empty()>
+                {tr(lab, "changed_settings")} " " <code>{changed}</code>
+            </p>
             <div class="row transport">
-                <button data-testid="home" data-cmd="home" title=tr(lab, "home") aria-label=tr(lab, "home")>"|◀"</button>
-                <button data-testid="back" data-cmd="back" title=tr(lab, "back") aria-label=tr(lab, "back")
-                    disabled=move || lab.cursor.get() == 0>"◀"</button>
-                <button class="play" data-testid="play" data-cmd="play">
+                <button data-testid="home" title=tr(lab, "home") aria-label=tr(lab, "home")
+                    on:click=button(Transport::Home)>"|◀"</button>
+                <button data-testid="back" title=tr(lab, "back") aria-label=tr(lab, "back") node_ref=steps.back
+                    disabled=move || lab.cursor.get() == 0 on:click=button(Transport::Back)>"◀"</button>
+                <button class="play" data-testid="play" on:click=button(Transport::Play)>
                     {move || if lab.playing.get() { "❚❚ " } else { "▶ " }}
                     {move || if lab.playing.get() { lab.words().t("pause") } else { lab.words().t("play") }}
                 </button>
-                <button data-testid="fwd" data-cmd="fwd" title=tr(lab, "fwd") aria-label=tr(lab, "fwd")
-                    disabled=move || { lab.cursor.get() >= n() }>"▶"</button>
-                <button data-testid="end" data-cmd="end" title=tr(lab, "end") aria-label=tr(lab, "end")>"▶|"</button>
+                <button data-testid="fwd" title=tr(lab, "fwd") aria-label=tr(lab, "fwd") node_ref=steps.forward
+                    disabled=move || { lab.cursor.get() >= n() } on:click=button(Transport::Forward)>"▶"</button>
+                <button data-testid="end" title=tr(lab, "end") aria-label=tr(lab, "end")
+                    on:click=button(Transport::End)>"▶|"</button>
                 <label class="speed">
                     {tr(lab, "speed")} " "
-                    <select data-testid="speed" data-role="speed" inner_html=speeds
-                        prop:value=move || lab.speed.get().to_string()></select>
+                    <Choice testid="speed" options=speeds on_choose=choose_speed/>
                 </label>
-                <button data-testid="reset" data-cmd="reset" title=tr(lab, "reset")>{tr(lab, "reset")}</button>
+                <button data-testid="reset" title=tr(lab, "reset") on:click=button(Transport::Reset)>
+                    {tr(lab, "reset")}
+                </button>
             </div>
             <div class="row scrub">
                 <input
@@ -275,126 +392,66 @@ fn choice_label(key: &str, value: &str) -> String {
     }
 }
 
-/// The knobs as HTML for the config in force (re-rendered only when it or the language changes).
-fn knobs_html(config: &crate::sim::Config, lang: Lang) -> String {
-    use std::fmt::Write;
-    let mut o = String::new();
-    for k in KNOBS.iter() {
-        let now = config.get(k.key).unwrap_or_default();
-        let _ = write!(
-            o,
-            r#"<label class="knob"><span>{} <code>{}</code></span><select data-testid="set-{}" data-key="{}">"#,
-            if lang == Lang::Zh { k.zh } else { k.en },
-            k.key,
-            k.key,
-            k.key
-        );
-        let mut choices: Vec<String> = k.choices.iter().map(|c| c.to_string()).collect();
-        if !choices.contains(&now) {
-            choices.push(now.clone());
+/// One setting: a drop-down of its usual values (and the value in force, if it is not one of
+/// them); a choice injects `set key value` at the cursor.
+#[component]
+fn Setting(lab: Lab, knob: &'static Knob, config: Memo<crate::sim::Config>) -> impl IntoView {
+    let options = Signal::derive(move || {
+        let now = config.with(|c| c.get(knob.key).unwrap_or_default());
+        let mut list: Vec<(String, String)> =
+            knob.choices.iter().map(|c| (c.to_string(), choice_label(knob.key, c))).collect();
+        if !knob.choices.contains(&now.as_str()) {
+            list.push((now.clone(), choice_label(knob.key, &now)));
         }
-        for c in choices {
-            let _ = write!(
-                o,
-                r#"<option value="{}"{}>{}</option>"#,
-                super::scene::esc(&c),
-                if c == now { " selected" } else { "" },
-                super::scene::esc(&choice_label(k.key, &c))
-            );
-        }
-        o.push_str("</select></label>");
+        (list, now)
+    });
+    let choose = Callback::new(move |value: String| lab.inject(Command::Set { key: knob.key.to_string(), value }));
+    view! {
+        <label class="knob">
+            <span>{move || if lab.lang.get() == Lang::Zh { knob.zh } else { knob.en }} " " <code>{knob.key}</code></span>
+            <Choice testid=format!("set-{}", knob.key) options=options on_choose=choose/>
+        </label>
     }
-    o
-}
-
-/// The command a button of the panel stands for (`data-cmd`), with the panel's inputs.
-fn command_of(lab: Lab, cmd: &str, panel: &web_sys::Element) -> Option<Command> {
-    let value = |testid: &str| -> String {
-        use leptos::wasm_bindgen::JsCast;
-        panel
-            .query_selector(&format!("[data-testid={testid}]"))
-            .ok()
-            .flatten()
-            .and_then(|el| {
-                el.clone()
-                    .dyn_into::<web_sys::HtmlInputElement>()
-                    .map(|i| i.value())
-                    .or_else(|el| el.dyn_into::<web_sys::HtmlSelectElement>().map(|s| s.value()))
-                    .ok()
-            })
-            .unwrap_or_default()
-    };
-    Some(match cmd {
-        "order" => Command::PlaceOrder(OrderRequest {
-            biz_key: next_key(lab),
-            amount_cents: parse_money(&value("order-amount")).unwrap_or(1_250),
-            fault: fault_of(&value("order-fault")),
-            crash: false,
-        }),
-        "outage" => Command::StartMqOutage { duration_ms: value("outage-duration").parse().unwrap_or(600_000) },
-        "outage-stop" => Command::StopMqOutage,
-        "dup" => Command::DuplicateNextDelivery,
-        "crash" => Command::CrashConsumerBeforeAck,
-        "scan" => Command::ScanNow,
-        _ => return None,
-    })
 }
 
 #[component]
 pub fn BreakIt(lab: Lab) -> impl IntoView {
     let config = Memo::new(move |_| lab.frame.with(|f| f.config.clone()));
-    let knobs = move || config.with(|c| knobs_html(c, lab.lang.get()));
-    let panel = NodeRef::<leptos::html::Section>::new();
-    // One handler for every button of the panel (`data-cmd`) ...
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        use leptos::wasm_bindgen::JsCast;
-        let Some(button) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("[data-cmd]").ok().flatten())
-        else {
-            return;
-        };
-        let (Some(cmd), Some(panel)) = (button.get_attribute("data-cmd"), panel.get_untracked()) else {
-            return;
-        };
-        if let Some(command) = command_of(lab, &cmd, &panel) {
-            lab.inject(command);
-        }
+    let amount = NodeRef::<leptos::html::Input>::new();
+    let fault = RwSignal::new("0".to_string());
+    let outage_ms = RwSignal::new(600_000u64);
+    let place_order = move |_| {
+        let cents = amount.get_untracked().and_then(|i| parse_money(&i.value())).unwrap_or(1_250);
+        let fault = fault.with_untracked(|f| fault_of(f));
+        lab.inject(Command::PlaceOrder(OrderRequest {
+            biz_key: next_key(lab),
+            amount_cents: cents,
+            fault,
+            crash: false,
+        }));
     };
-    // ... and one for every setting (`data-key`).
-    let on_change = move |ev: leptos::ev::Event| {
-        use leptos::wasm_bindgen::JsCast;
-        let Some(select) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) else {
-            return;
-        };
-        if let Some(key) = select.get_attribute("data-key") {
-            let value = select.value();
-            blur(&ev);
-            lab.inject(Command::Set { key, value });
-        }
-    };
+    let inject = move |command: Command| move |_| lab.inject(command.clone());
     let interventions = move || {
         lab.run.with(|r| {
             url_state::encode_interventions(&r.spec.interventions)
                 .split(',')
                 .filter(|s| !s.is_empty())
-                .map(|s| format!("<code>{}</code> ", super::scene::esc(s)))
-                .collect::<String>()
+                .map(|s| view! { <code>{s.to_string()}</code> " " })
+                .collect_view()
         })
     };
     view! {
-        <section class="panel break" data-testid="break" node_ref=panel on:click=on_click on:change=on_change>
+        <section class="panel break" data-testid="break">
             <h2>{tr(lab, "break")}</h2>
             <p class="hint">
                 {tr(lab, "break_hint")} " (" {tr(lab, "step")} " " {move || lab.cursor.get()} ")"
             </p>
             <div class="inject-order">
-                <button class="inject" data-testid="inject-order" data-cmd="order">{tr(lab, "place_order")}</button>
-                <label>"¥" <input class="amount" data-testid="order-amount" aria-label="金额 / amount" value="12.50"/></label>
+                <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, "place_order")}</button>
+                <label>"¥" <input class="amount" data-testid="order-amount" aria-label="金额 / amount" value="12.50" node_ref=amount/></label>
                 <label>
                     {tr(lab, "fault")} " "
-                    <select data-testid="order-fault">
+                    <select data-testid="order-fault" on:change=move |ev| fault.set(event_target_value(&ev))>
                         <option value="0">{tr(lab, "fault_none")}</option>
                         <option value="1">{tr(lab, "fault_after_order")}</option>
                         <option value="2">{tr(lab, "fault_after_msg")}</option>
@@ -403,22 +460,36 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                 </label>
             </div>
             <div class="inject-row">
-                <button class="inject" data-testid="inject-outage" data-cmd="outage">{tr(lab, "outage_start")}</button>
-                <select data-testid="outage-duration" aria-label="时长 / duration">
+                <button class="inject" data-testid="inject-outage"
+                    on:click=move |_| lab.inject(Command::StartMqOutage { duration_ms: outage_ms.get_untracked() })>
+                    {tr(lab, "outage_start")}
+                </button>
+                <select data-testid="outage-duration" aria-label="时长 / duration"
+                    on:change=move |ev| outage_ms.set(event_target_value(&ev).parse().unwrap_or(600_000))>
                     <option value="60000">"1 min"</option>
                     <option value="600000" selected>"10 min"</option>
                     <option value="3600000">"1 h"</option>
                 </select>
-                <button class="inject" data-testid="inject-outage-stop" data-cmd="outage-stop">{tr(lab, "outage_stop")}</button>
+                <button class="inject" data-testid="inject-outage-stop" on:click=inject(Command::StopMqOutage)>
+                    {tr(lab, "outage_stop")}
+                </button>
             </div>
             <div class="inject-row">
-                <button class="inject" data-testid="inject-dup" data-cmd="dup">{tr(lab, "dup_next")}</button>
-                <button class="inject" data-testid="inject-crash" data-cmd="crash">{tr(lab, "crash")}</button>
-                <button class="inject" data-testid="inject-scan" data-cmd="scan">{tr(lab, "scan_now")}</button>
+                <button class="inject" data-testid="inject-dup" on:click=inject(Command::DuplicateNextDelivery)>
+                    {tr(lab, "dup_next")}
+                </button>
+                <button class="inject" data-testid="inject-crash" on:click=inject(Command::CrashConsumerBeforeAck)>
+                    {tr(lab, "crash")}
+                </button>
+                <button class="inject" data-testid="inject-scan" on:click=inject(Command::ScanNow)>
+                    {tr(lab, "scan_now")}
+                </button>
             </div>
-            <div class="knobs" inner_html=knobs></div>
+            <div class="knobs">
+                {KNOBS.iter().map(|knob| view! { <Setting lab=lab knob=knob config=config/> }).collect_view()}
+            </div>
             <p class="interventions" data-testid="interventions" class:empty=move || lab.run.with(|r| r.spec.interventions.is_empty())>
-                {tr(lab, "interventions")} ": " <span inner_html=interventions></span>
+                {tr(lab, "interventions")} ": " <span>{interventions}</span>
             </p>
         </section>
     }

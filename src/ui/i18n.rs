@@ -60,6 +60,11 @@ impl Words {
             "open_tx" => p("正在写的复写单", "未提交事务", "Ticket being written", "Open transaction"),
             "in_flight" => p("窗口里的单", "在途/未确认", "At the window", "In flight (unacked)"),
             "closed" => p("卷帘已拉下", "MQ 不可用", "Shutter down", "MQ down"),
+            "insight_title" => l("洞察：监控、2PC 对比、三条路、规模、对账", "Insight: dashboard, 2PC, three lanes, scale, reconciliation"),
+            "lessons_title" => l("课程：误区、面试题、AI 场景", "Lessons: misconceptions, interview questions, an AI scenario"),
+            "open" => l("打开", "Open"),
+            "open_lessons" => l("打开课程", "Open the lessons"),
+            "changed_settings" => l("本次运行改了这些设置（上面的说明按原设置写）：", "This run changes these settings (the text above describes the originals):"),
             "crashed" => p("后厨晕倒了", "消费者已崩溃", "Kitchen out cold", "Consumer crashed"),
             "stalled" => p("发呆中…", "卡顿中", "frozen…", "stalled"),
             "carrying" => p("手里的小票", "本批", "Carrying", "Batch"),
@@ -257,15 +262,30 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (false, false) => format!("ROLLBACK ({why}): neither order {biz_key} nor its message was stored"),
             }
         }
-        RelayScanned { rows_examined, picked, .. } => {
+        RelayScanned { rows_examined, picked, index, .. } => {
             let k = picked.len();
-            match (zh, m, k) {
-                (true, true, 0) => format!("跑堂巡视票夹（看了 {rows_examined} 张）：没有到点的小票，空手回去"),
-                (true, true, _) => format!("跑堂巡视票夹，看了 {rows_examined} 张，取走 {k} 张到点的小票"),
-                (true, false, _) => format!("中继扫描：沿 (status, next_retry_at) 索引检查 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
-                (false, true, 0) => format!("The runner checks the rack ({rows_examined} looked at): nothing due, back empty-handed"),
-                (false, true, _) => format!("The runner checks the rack, looks at {rows_examined}, takes {k} due ticket(s)"),
-                (false, false, _) => format!("Relay scan: {rows_examined} row(s) examined through the (status, next_retry_at) index, {k} due PENDING picked"),
+            match (zh, m, k, *index) {
+                (true, true, 0, _) => format!("跑堂巡视票夹（看了 {rows_examined} 张）：没有到点的小票，空手回去"),
+                (true, true, _, true) => format!("跑堂巡视票夹，看了 {rows_examined} 张，取走 {k} 张到点的小票"),
+                (true, true, _, false) => format!("跑堂把整个票夹从头翻到尾（{rows_examined} 张），取走 {k} 张到点的小票"),
+                (true, false, _, true) => format!("中继扫描：沿 (status, next_retry_at) 索引检查 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
+                (true, false, _, false) => format!("中继扫描：没有可用索引，顺序扫描（Seq Scan）整张表 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
+                (false, true, 0, _) => format!("The runner checks the rack ({rows_examined} looked at): nothing due, back empty-handed"),
+                (false, true, _, true) => format!("The runner checks the rack, looks at {rows_examined}, takes {k} due ticket(s)"),
+                (false, true, _, false) => format!("The runner leafs through the whole rack ({rows_examined} tickets) and takes {k} due ticket(s)"),
+                (false, false, _, true) => format!("Relay scan: {rows_examined} row(s) examined through the (status, next_retry_at) index, {k} due PENDING picked"),
+                (false, false, _, false) => format!("Relay scan without the index: a Seq Scan read all {rows_examined} row(s) of the table, {k} due PENDING picked"),
+            }
+        }
+        RelayScanStarted { relay_id, shard, done_at_ms } => {
+            let takes = span(done_at_ms.saturating_sub(e.at_ms));
+            let until = clock(*done_at_ms);
+            let rack = shard + 1;
+            match (zh, m) {
+                (true, true) => format!("跑堂 {relay_id} 开始翻第 {rack} 个票夹，要翻 {takes}"),
+                (true, false) => format!("中继 {relay_id} 开始扫描分片 {shard}：这次查询要 {takes}，数据库忙到 {until}"),
+                (false, true) => format!("Runner {relay_id} starts going through rack {rack}; it will take {takes}"),
+                (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query takes {takes}; the database is busy until {until}"),
             }
         }
         MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {
@@ -594,6 +614,35 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
         },
         _ => return None,
     })
+}
+
+/// A scenario's name in the picker (the id stays in the link).
+pub fn scenario_name(lang: Lang, id: &str) -> Option<&'static str> {
+    let (zh, en) = match id {
+        "seed-demo" => ("原文示例：两单四步", "The source's demo: two orders, four steps"),
+        "happy-path" => ("一切顺利", "Happy path"),
+        "rollback" => ("事务回滚", "Rolled-back transactions"),
+        "mq-outage-backoff" => ("MQ 宕机与退避重试", "MQ outage and backoff"),
+        "consumer-crash-redelivery" => ("消费者崩溃后重投", "Consumer crash, redelivery"),
+        "no-idempotency" => ("消费端不幂等", "No idempotent consumer"),
+        "two-relays-no-lock" => ("两个中继不加锁", "Two relays, no lock"),
+        "two-relays-skip-locked" => ("两个中继 SKIP LOCKED", "Two relays, SKIP LOCKED"),
+        "two-relays-cas" => ("两个中继乐观锁", "Two relays, conditional UPDATE"),
+        "cas-lease-expires" => ("认领租约过期", "A claim's lease runs out"),
+        "full-scan-incident" => ("全表扫描事故", "The full-scan incident"),
+        "sharded-hot-key" => ("分片与热点", "Shards and a hot key"),
+        "archive" => ("归档历史表", "Archiving to history"),
+        "send-then-commit" => ("歧路：先发消息后提交", "Wrong turn: send, then commit"),
+        "commit-then-send" => ("歧路：先提交后发消息", "Wrong turn: commit, then send"),
+        "reconcile-compensate" => ("对账与补偿", "Reconcile and compensate"),
+        "two-pc-n-nodes" => ("两阶段提交", "Two-phase commit"),
+        "outage-dead-letters" => ("长时间宕机与死信", "Long outage, dead letters"),
+        "ai-agent-tool-call" => ("AI 智能体的退款调用", "An AI agent's refund calls"),
+        "one-fault-three-ways" => ("同一故障三种做法", "One fault, three ways"),
+        // A scenario without a name here shows its id.
+        _ => return None,
+    };
+    Some(if lang == Lang::Zh { zh } else { en })
 }
 
 /// What to watch for in a built-in scenario, and one thing to try.

@@ -110,15 +110,6 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
             ],
             vec![msg_ids.len().to_string()],
         ),
-        RelayScanStarted { relay_id, shard, done_at_ms } => (
-            [
-                "跑堂 {0} 开始翻 {1} 号票夹（要翻到 {2}）",
-                "中继 {0} 开始扫描分片 {1}：数据库忙到 {2}",
-                "Runner {0} starts going through rack {1} (busy until {2})",
-                "Relay {0} starts scanning shard {1}; the database is busy until {2}",
-            ],
-            vec![relay_id.to_string(), shard.to_string(), clock(*done_at_ms)],
-        ),
         RelayLockWaited { relay_id, holder } => (
             [
                 "跑堂 {0} 想拿的小票被跑堂 {1} 按着，只好等他送完",

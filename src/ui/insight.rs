@@ -24,6 +24,17 @@ struct Channel {
     pending: Option<String>,
     /// The key of the controls on screen (a view and language).
     key: String,
+    /// Where answers go: the view's controls and its body.
+    parts: Parts,
+    /// The panel was just opened: the next answer's selected tab takes the focus.
+    focus_tab: bool,
+}
+
+/// The two parts of the panel the worker's answers fill.
+#[derive(Clone, Copy)]
+pub struct Parts {
+    pub controls: NodeRef<leptos::html::Div>,
+    pub body: NodeRef<leptos::html::Div>,
 }
 
 thread_local! {
@@ -34,13 +45,38 @@ fn post(worker: &web_sys::Worker, request: &str) -> bool {
     worker.post_message(&JsValue::from_str(request)).is_ok()
 }
 
-/// Writes markup into the panel's part `selector` (plain DOM: no signal, no re-render).
-fn show(selector: &str, markup: &str) {
-    if let Some(el) =
-        web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten())
-    {
-        el.set_inner_html(markup);
+/// What identifies a control of the worker's markup across answers: its parameter and value
+/// (`data-p`, `data-v`) or the event it goes to (`data-at`).
+fn identity(el: &web_sys::Element) -> Option<String> {
+    let attr = |n: &str| el.get_attribute(n).unwrap_or_default();
+    let id = format!("{}={}@{}", attr("data-p"), attr("data-v"), attr("data-at"));
+    (id != "=@").then_some(id)
+}
+
+/// Writes markup into a part of the panel (plain DOM: no signal, no re-render). If the focus
+/// was inside, it moves to the same control in the new markup, or to the part itself.
+fn show(part: NodeRef<leptos::html::Div>, markup: &str) {
+    let Some(el) = part.get_untracked() else { return };
+    let doc = web_sys::window().and_then(|w| w.document());
+    let active = doc.as_ref().and_then(|d| d.active_element()).filter(|a| el.contains(Some(a)));
+    let had_focus = active.as_ref().map(identity);
+    el.set_inner_html(markup);
+    if let Some(id) = had_focus {
+        focus_control(&el, id.as_deref());
     }
+}
+
+/// Focuses the control of `part` whose identity is `id` (or whose `aria-pressed` is true if
+/// `id` is None), else the part itself.
+fn focus_control(part: &web_sys::HtmlElement, id: Option<&str>) {
+    let list = part.query_selector_all("button, input").ok();
+    let found = (0..list.as_ref().map_or(0, |l| l.length()))
+        .filter_map(|i| list.as_ref()?.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+        .find(|c| match id {
+            Some(id) => identity(c).as_deref() == Some(id),
+            None => c.get_attribute("aria-pressed").as_deref() == Some("true"),
+        });
+    let _ = found.as_ref().map_or_else(|| part.focus(), |c| c.focus());
 }
 
 /// An answer: `key \u{1} controls \u{1} body`. The controls are replaced only when the key
@@ -52,9 +88,14 @@ fn on_answer(text: &str) {
         let Some(c) = c else { return };
         if c.key != key {
             c.key = key.to_string();
-            show(".insight-c", controls);
+            show(c.parts.controls, controls);
         }
-        show(".insight-b", body);
+        show(c.parts.body, body);
+        if std::mem::take(&mut c.focus_tab) {
+            if let Some(el) = c.parts.controls.get_untracked() {
+                focus_control(&el, None);
+            }
+        }
         match c.pending.take() {
             Some(next) => c.busy = post(&c.worker, &next),
             None => c.busy = false,
@@ -64,7 +105,7 @@ fn on_answer(text: &str) {
 
 fn start(lab: Lab) -> Option<web_sys::Worker> {
     let Ok(worker) = web_sys::Worker::new(WORKER) else {
-        lab.notices.update(|n| n.push(format!("{WORKER}: could not start / 无法启动")));
+        lab.notices.update(|n| n.push(format!("{WORKER}: could not start / {WORKER}：分析模块无法启动")));
         return None;
     };
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
@@ -75,7 +116,7 @@ fn start(lab: Lab) -> Option<web_sys::Worker> {
     let on_error = Closure::<dyn FnMut()>::new(move || {
         // Not loaded (offline, a missing file): say so; the next request starts it again.
         CHANNEL.with_borrow_mut(|c| *c = None);
-        lab.notices.try_update(|n| n.push(format!("{WORKER}: failed / 分析模块加载失败")));
+        lab.notices.try_update(|n| n.push(format!("{WORKER}: failed / {WORKER}：分析模块加载失败")));
     });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
@@ -83,14 +124,16 @@ fn start(lab: Lab) -> Option<web_sys::Worker> {
 }
 
 /// Sends `request` now if the worker is idle, else keeps it as the one waiting.
-fn send(request: String, lab: Lab) {
+fn send(request: String, lab: Lab, parts: Parts, focus_tab: bool) {
     let started = CHANNEL.with_borrow_mut(|c| match c {
         Some(c) if c.busy => {
             c.pending = Some(request.clone());
+            c.focus_tab |= focus_tab;
             true
         }
         Some(c) => {
             c.busy = post(&c.worker, &request);
+            c.focus_tab |= focus_tab;
             true
         }
         None => false,
@@ -98,7 +141,9 @@ fn send(request: String, lab: Lab) {
     if !started {
         if let Some(worker) = start(lab) {
             let busy = post(&worker, &request);
-            CHANNEL.with_borrow_mut(|c| *c = Some(Channel { worker, busy, pending: None, key: String::new() }));
+            CHANNEL.with_borrow_mut(|c| {
+                *c = Some(Channel { worker, busy, pending: None, key: String::new(), parts, focus_tab })
+            });
         }
     }
 }
@@ -116,37 +161,36 @@ fn set_param(query: &str, name: &str, value: &str) -> String {
     q
 }
 
-/// The view's parameters (`insight=<view>&…`; none until the panel opens), and the effect
+/// The view's parameters (`insight=<view>&…`; None until the panel opens), and the effect
 /// that asks the worker again whenever they or the run on screen change.
-pub fn wire(lab: Lab, open: Option<&'static str>) -> RwSignal<Vec<String>> {
-    let params = RwSignal::new(open.map(|v| vec![format!("insight={v}")]).unwrap_or_default());
+pub fn wire(lab: Lab, open: Option<&'static str>, parts: Parts) -> RwSignal<Option<String>> {
+    let params = RwSignal::new(open.map(|v| format!("insight={v}")));
+    let was_open = StoredValue::new(open.is_some());
     Effect::new(move |_| {
-        let Some(p) = params.with(|p| p.first().cloned()) else { return };
+        let Some(p) = params.get() else { return };
         let link = url_state::to_query(&lab.url_state());
-        send(format!("{p}\n{link}"), lab);
+        // Opened just now (not from a link): the view's tab takes the focus.
+        let focus_tab = !was_open.get_value();
+        was_open.set_value(true);
+        send(format!("{p}\n{link}"), lab, parts, focus_tab);
     });
     params
 }
 
-fn set(params: RwSignal<Vec<String>>, name: &str, value: &str) {
-    params.update(|p| {
-        let q = set_param(p.first().map_or("", String::as_str), name, value);
-        *p = vec![q];
-    });
+fn set(params: RwSignal<Option<String>>, name: &str, value: &str) {
+    params.update(|p| *p = Some(set_param(p.as_deref().unwrap_or(""), name, value)));
 }
 
-/// A click in the panel (the lessons' handler passes on what it does not know).
-pub fn click(lab: Lab, params: RwSignal<Vec<String>>, el: &web_sys::Element) {
+/// A click in the panel's markup (the worker's controls and answers, or a lesson's link to a
+/// view): a run to show, a parameter, a jump to an event, or a reconciliation.
+pub fn click(lab: Lab, params: RwSignal<Option<String>>, el: &web_sys::Element) {
     let Some(b) = el.closest("button").ok().flatten() else { return };
     let attr = |n: &str| b.get_attribute(n);
-    if let (Some(p), Some(v)) = (attr("data-p"), attr("data-v")) {
+    if let Some(q) = attr("data-go") {
+        // A view's link to a run (e.g. its alerts as settings of the lab's own run).
+        lab.show_then(&q, super::app::reveal_stage);
+    } else if let (Some(p), Some(v)) = (attr("data-p"), attr("data-v")) {
         set(params, &p, &v);
-        // From a lesson: bring the panel into view.
-        if let (Ok(None), Ok(Some(panel))) =
-            (b.closest(".insight"), b.closest(".learn").map(|l| l.and_then(|l| l.first_element_child())))
-        {
-            panel.scroll_into_view();
-        }
     } else if let Some(at) = attr("data-at").and_then(|a| a.parse().ok()) {
         lab.playing.set(false);
         lab.go(at);
@@ -157,26 +201,14 @@ pub fn click(lab: Lab, params: RwSignal<Vec<String>>, el: &web_sys::Element) {
 }
 
 /// A slider or number moved.
-pub fn input(params: RwSignal<Vec<String>>, ev: leptos::ev::Event) {
+pub fn input(params: RwSignal<Option<String>>, ev: leptos::ev::Event) {
     let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
     if let Some(name) = input.get_attribute("data-p") {
         set(params, &name, &input.value());
     }
 }
 
-/// The panel's title, with an "open" button until it is opened.
-pub fn head(zh: bool, opened: bool) -> String {
-    let title = if zh {
-        "洞察：监控、2PC 对比、三条路、规模、对账"
-    } else {
-        "Insight: dashboard, 2PC, three lanes, scale, reconciliation"
-    };
-    let open = if opened {
-        ""
-    } else if zh {
-        "<button data-p=insight data-v=dashboard data-testid=insight-open>打开</button>"
-    } else {
-        "<button data-p=insight data-v=dashboard data-testid=insight-open>Open</button>"
-    };
-    format!("<h2>{title}</h2>{open}")
+/// Opens the panel on a view.
+pub fn open(params: RwSignal<Option<String>>, view: &str) {
+    set(params, "insight", view);
 }

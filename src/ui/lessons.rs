@@ -2,92 +2,121 @@
 //! (`<details>`), and the AI scenario. Their text is not in the page's first load:
 //! `lessons.html` (made from `src/lessons.rs` by `tests/lessons_asset.rs`) is fetched when the
 //! learner opens the panel. It holds the Chinese half, `<!--en-->`, then the English half;
-//! each "show me" is a button with `data-go="?scenario=…&cfg=…"`. Like the other panels it is
-//! one markup string and one delegated click handler (typed views cost wasm size).
+//! each "show me" is a button with `data-go="?scenario=…&cfg=…"` (markup of our own, written
+//! and escaped by the generator).
 
-use super::app::Lab;
+use super::app::{reveal_stage, tr, Lab};
 use super::i18n::Lang;
+use super::insight::{self, Parts};
 use leptos::prelude::*;
 use leptos::wasm_bindgen::JsCast;
+use std::sync::Arc;
 
 /// Where the lessons are, next to index.html (relative, so sub-paths work).
 pub const ASSET: &str = "lessons.html";
 
-/// The lessons, and the insight panel above them (one delegated handler for both).
+/// The lessons' text: not asked for yet, on its way, or here (both halves).
+#[derive(Clone, PartialEq)]
+enum Text {
+    Closed,
+    Loading,
+    Ready { zh: Arc<str>, en: Arc<str> },
+}
+
+/// The insight panel's shell, and the lessons under it.
 #[component]
 pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl IntoView {
-    let params = super::insight::wire(lab, insight);
-    // Empty: not fetched (or failed); [""]: on its way; [text]: here. (A signal of a type the
-    // page already has: every new signal type costs wasm size.)
-    let text = RwSignal::new(Vec::<String>::new());
+    let parts = Parts { controls: NodeRef::new(), body: NodeRef::new() };
+    let params = insight::wire(lab, insight, parts);
+    let text = RwSignal::new(Text::Closed);
+    let lessons_body = NodeRef::<leptos::html::Div>::new();
+    // Opened by the learner (not by the link): the lessons take the focus once they are here.
+    let focus_when_ready = StoredValue::new(false);
     let load = move || {
-        if text.with_untracked(|t| !t.is_empty()) {
+        if text.with_untracked(|t| *t != Text::Closed) {
             return;
         }
-        text.set(vec![String::new()]);
-        let done = move |got: Result<String, String>| match got.and_then(|t| {
-            if t.contains("<!--en-->") {
-                Ok(t)
-            } else {
-                Err("not a lessons file".into())
+        text.set(Text::Loading);
+        fetch(ASSET, move |got: Result<String, String>| {
+            let halves = got.and_then(|t| {
+                t.split_once("<!--en-->")
+                    .map(|(zh, en)| (Arc::from(zh), Arc::from(en)))
+                    .ok_or_else(|| "not a lessons file".to_string())
+            });
+            match halves {
+                Ok((zh, en)) => {
+                    text.try_set(Text::Ready { zh, en });
+                    if focus_when_ready.try_get_value() == Some(true) {
+                        request_animation_frame(move || {
+                            if let Some(el) = lessons_body.get_untracked() {
+                                let _ = el.focus();
+                            }
+                        });
+                    }
+                }
+                Err(why) => {
+                    text.try_set(Text::Closed);
+                    lab.notices
+                        .try_update(|n| n.push(format!("{ASSET}: {why} / {ASSET}：课程内容加载失败（{why}），请重试")));
+                }
             }
-        }) {
-            Ok(t) => {
-                text.try_set(vec![t]);
-            }
-            Err(why) => {
-                text.try_set(Vec::new());
-                lab.notices.try_update(|n| n.push(format!("{ASSET}: {why} / 课程内容加载失败，请重试")));
-            }
-        };
-        fetch(ASSET, done);
+        });
     };
     if open {
         load();
     }
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
-            return;
-        };
+    // The lessons' own links: "show me" plays a scenario and brings the stage into view; a
+    // link to an insight view opens it there.
+    let on_lesson_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
         if let Some(q) = el.closest("[data-go]").ok().flatten().and_then(|b| b.get_attribute("data-go")) {
-            lab.show(&q);
-            if let Some(w) = web_sys::window() {
-                w.scroll_to_with_x_and_y(0.0, 0.0);
+            lab.show_then(&q, reveal_stage);
+        } else if el.closest("[data-p]").ok().flatten().is_some() {
+            insight::click(lab, params, &el);
+            if let Some(panel) = parts.controls.get_untracked().and_then(|c| c.parent_element()) {
+                panel.scroll_into_view();
             }
-        } else if el.closest("[data-open]").ok().flatten().is_some() {
-            load();
-        } else {
-            super::insight::click(lab, params, &el);
         }
     };
-    let head = move || super::insight::head(lab.lang.get() == Lang::Zh, params.with(|p| !p.is_empty()));
-    let markup = move || {
-        let zh = lab.lang.get() == Lang::Zh;
-        let title = if zh {
-            "课程：误区、面试题、AI 场景"
-        } else {
-            "Lessons: misconceptions, interview questions, an AI scenario"
-        };
-        text.with(|t| match t.first().map(String::as_str) {
-            None => format!(
-                "<h2>{title}</h2><button data-open data-testid=lessons-open>{}</button>",
-                if zh { "打开课程" } else { "Open the lessons" }
-            ),
-            Some("") => format!("<h2>{title}</h2><p class=hint>…</p>"),
-            Some(t) => {
-                let (z, e) = t.split_once("<!--en-->").unwrap_or((t, ""));
-                format!("<h2>{title}</h2><div data-testid=lessons-body>{}</div>", if zh { z } else { e })
-            }
+    let zh = move || lab.lang.get() == Lang::Zh;
+    let body = move || {
+        text.with(|t| match t {
+            Text::Ready { zh: z, en: e } => Some(if zh() { z.to_string() } else { e.to_string() }),
+            _ => None,
         })
     };
     view! {
-        <div class="learn" on:click=on_click on:input=move |ev| super::insight::input(params, ev)>
-            <section class="panel insight" data-testid="insight">
-                <div inner_html=head></div>
-                <div class="insight-c"></div>
-                <div class="insight-b" aria-live="polite"></div>
+        <div class="learn">
+            <section class="panel insight" data-testid="insight"
+                on:click=move |ev| {
+                    if let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                        insight::click(lab, params, &el);
+                    }
+                }
+                on:input=move |ev| insight::input(params, ev)>
+                <h2>{tr(lab, "insight_title")}</h2>
+                <button data-testid="insight-open" hidden=move || params.with(Option::is_some) on:click=move |ev| {
+                    ev.stop_propagation();
+                    insight::open(params, "dashboard");
+                }>{tr(lab, "open")}</button>
+                <div class="insight-c" tabindex="-1" node_ref=parts.controls></div>
+                <div class="insight-b" tabindex="-1" aria-live="polite" node_ref=parts.body></div>
             </section>
-            <section class="panel lessons" data-testid="lessons" inner_html=markup></section>
+            <section class="panel lessons" data-testid="lessons" on:click=on_lesson_click>
+                <h2>{tr(lab, "lessons_title")}</h2>
+                {move || match text.with(|t| match t { Text::Closed => 0, Text::Loading => 1, Text::Ready { .. } => 2 }) {
+                    0 => view! {
+                        <button data-testid="lessons-open" on:click=move |_| {
+                            focus_when_ready.set_value(true);
+                            load();
+                        }>{tr(lab, "open_lessons")}</button>
+                    }.into_any(),
+                    1 => view! { <p class="hint" role="status">"…"</p> }.into_any(),
+                    _ => view! {
+                        <div data-testid="lessons-body" tabindex="-1" node_ref=lessons_body inner_html=body></div>
+                    }.into_any(),
+                }}
+            </section>
         </div>
     }
 }

@@ -98,7 +98,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
         }
     };
     view! {
-        <section class="stage" data-testid="scene">
+        <section class="stage" data-testid="scene" node_ref=lab.stage>
             <svg viewBox="0 0 1000 340" text-anchor="middle" role="img" aria-label=tr(lab, "title") class="scene">
                 <g class="drawn" inner_html=body></g>
                 <g class=runner_class data-testid="runner"
@@ -160,6 +160,16 @@ pub fn short_key(key: &str, max_chars: usize) -> String {
     }
     let tail: String = key.chars().skip(n + 1 - max_chars.max(2)).collect();
     format!("…{tail}")
+}
+
+/// A count short enough for the stage's small spaces: 9999, 12k, 1.2M (the tables and the
+/// checks panel show the exact number).
+pub fn short_count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{}k", n / 1_000),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
 }
 
 /// Escapes text for the SVG markup below (the same escaper as the insight views).
@@ -355,13 +365,14 @@ pub fn draw(f: &Frame, w: Words) -> String {
     }
     let _ = write!(
         o,
-        r#"<text x="877" y="254" class="count" text-anchor="start" data-testid="spike-count">{n}</text></g>"#
+        r#"<text x="872" y="254" class="count" text-anchor="start" data-testid="spike-count">{}</text></g>"#,
+        short_count(n as u64)
     );
     let _ = write!(
         o,
         r#"<g class="basket" data-testid="basket"><text x="950" y="204" class="label small">{}</text><text x="950" y="238" class="count" data-testid="basket-count">{}</text></g>"#,
         esc(w.t("basket")),
-        f.world.counters.duplicates_skipped
+        short_count(f.world.counters.duplicates_skipped)
     );
     let _ = write!(
         o,

@@ -332,6 +332,13 @@ await shot('lessons-en-ai');
   ok(s.frame === s.last && s.inner === s.last, `and the iframe follows (frame ${s.frame}px, lab ${s.inner}px)`);
   await lab.locator('[data-testid=show-send-then-commit]').click();
   ok((await lab.locator('[data-testid=scenario]').inputValue()) === 'send-then-commit', '"show me" works inside the frame');
+  await page.waitForTimeout(300);
+  const stageTop = await page.evaluate(() => {
+    const f = document.getElementById('outbox-lab');
+    return [f.getBoundingClientRect().top + f.contentDocument.querySelector('[data-testid=scene]').getBoundingClientRect().top, window.innerHeight];
+  });
+  const asked = await page.evaluate(() => window.scrolls.length);
+  ok(asked >= 1 && stageTop[0] >= -1 && stageTop[0] < stageTop[1] * 0.6, `after "show me" the lab asked the course page (${asked}x) to bring the stage into view (its top at ${Math.round(stageTop[0])} of ${stageTop[1]}px)`);
   await page.screenshot({ path: path.join(out, 'embed-lessons.png'), fullPage: true });
 }
 
@@ -435,6 +442,70 @@ await shot('lessons-en-ai');
     ok(r.style === 'solid' && r.ratio >= 3, `${scheme}: the focus ring is ${r.width} ${r.style}, ${r.ratio.toFixed(1)}:1 against the page`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+// ---- the keyboard, action by action: focus stays on the control used (or a named place) ----
+{
+  const focused = () => page.evaluate(() => {
+    const el = document.activeElement;
+    return el && el !== document.body ? (el.dataset.testid || el.tagName.toLowerCase()) : 'body';
+  });
+  const injections = async () => (await page.locator('[data-testid=interventions] code').count());
+  await page.goto(`${url}?scenario=seed-demo&step=5&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  // A drop-down applies a choice, not every arrow press.
+  await page.focus('[data-testid=set-batch_size]');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  ok((await injections()) === 0 && (await cursor()) === 5, 'arrowing through a setting injects nothing yet (and does not step the run)');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=interventions] code').length === 1);
+  ok((await injections()) === 1, 'Enter applies the choice: one injection');
+  ok((await focused()) === 'set-batch_size', `and the focus stays on the drop-down (${await focused()})`);
+  // A log line is a button: Tab reaches it, Enter opens its event, the focus stays on it.
+  const line = page.locator('[data-testid=log-line][data-seq="2"]');
+  await line.focus();
+  await page.keyboard.press('Enter');
+  ok((await cursor()) === 3, `Enter on a log line goes to its event (cursor ${await cursor()})`);
+  ok((await focused()) === 'log-line', `and the focus stays on the line (${await focused()})`);
+  // A step button that becomes disabled hands the focus to its opposite.
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowRight');
+  await page.focus('[data-testid=back]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'fwd', null, { timeout: 2000 }).catch(() => {});
+  ok((await cursor()) === 0 && (await focused()) === 'fwd', `"back" at the first step: the focus moves to "forward" (${await focused()})`);
+  // The pager likewise.
+  await page.goto(`${url}?scenario=happy-path&step=200&lang=en`);
+  await page.waitForSelector('[data-testid=page-next]');
+  while (!(await page.locator('[data-testid=page-prev]').isDisabled())) await page.click('[data-testid=page-prev]');
+  await page.focus('[data-testid=page-next]');
+  const pages = Number(((await text('page')).match(/\/\s*(\d+)/) || [])[1] || 1);
+  for (let i = 1; i < pages; i++) await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'page-prev', null, { timeout: 2000 }).catch(() => {});
+  ok(pages > 1 && (await focused()) === 'page-prev', `the pager's last page: the focus moves to "previous" (${pages} pages, on ${await focused()})`);
+  // A badge's link goes to its event and keeps the focus.
+  await page.goto(`${url}?scenario=no-idempotency&lang=en`);
+  await page.waitForSelector('[data-testid=badge-double-link]');
+  await page.focus('[data-testid=badge-double-link]');
+  await page.keyboard.press('Enter');
+  ok((await cursor()) > 0 && (await focused()) === 'badge-double-link', `a badge's link goes to the event (${await cursor()}) and keeps the focus`);
+  // Opening the insight panel puts the focus on its view's tab; a tab keeps it.
+  await page.focus('[data-testid=insight-open]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=tab-lanes]');
+  await page.waitForFunction(() => document.activeElement && document.activeElement.dataset.testid === 'tab-dashboard', null, { timeout: 10000 }).catch(() => {});
+  ok((await focused()) === 'tab-dashboard', `"Open" hands the focus to the dashboard's tab (${await focused()})`);
+  await page.focus('[data-testid=tab-lanes]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tab-lanes]')?.getAttribute('aria-pressed') === 'true', null, { timeout: 10000 });
+  ok((await focused()) === 'tab-lanes', `Enter on a tab: the focus stays on that tab (${await focused()})`);
+  // Opening the lessons puts the focus on them.
+  await page.focus('[data-testid=lessons-open]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=lessons-body]');
+  await page.waitForTimeout(100);
+  ok((await focused()) === 'lessons-body', `"Open the lessons" hands the focus to the lessons (${await focused()})`);
 }
 
 await finish('end-to-end');

@@ -6,7 +6,6 @@ use crate::sim::event::EventKind;
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
-use crate::ui::scene::esc;
 use crate::ui::timeline::{Frame, Run};
 use leptos::prelude::*;
 use std::fmt::Write;
@@ -42,9 +41,15 @@ fn badge_of(kind: ViolationKind) -> Badge {
     }
 }
 
+/// One row of the counts: (test id, Chinese label, English label, value).
+type Row = (&'static str, &'static str, &'static str, String);
+
+/// How many rows [`counts`] has.
+const ROWS: usize = 13;
+
 /// Counts up to the cursor: the core's counters in the world at the cursor (the same names
 /// and numbers as `outbox-sim run --json`).
-pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static str, String)> {
+pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     let c = &f.world.counters;
     let outbox = &f.world.order_db.outbox;
     let at_end = f.cursor >= run.len();
@@ -54,7 +59,7 @@ pub fn counts(run: &Run, f: &Frame) -> Vec<(&'static str, &'static str, &'static
         (Some(s), true) => format!("… ({} unfinished)", s.unfinished_orders),
         _ => "…".to_string(),
     };
-    vec![
+    [
         ("orders_committed", "订单提交", "orders committed", c.orders_committed.to_string()),
         ("orders_rolled_back", "事务回滚", "rolled back", c.orders_rolled_back.to_string()),
         ("publishes", "投递到 MQ", "published", c.publishes.to_string()),
@@ -88,76 +93,83 @@ fn transition(f: &Frame) -> Option<(&'static str, Status)> {
     }
 }
 
+/// One invariant badge: holds, breaks later, or broken, with a link to the event.
+#[component]
+fn BadgeView(lab: Lab, badge: Badge, label: &'static str, testid: &'static str) -> impl IntoView {
+    // The first finding that breaks this badge: (its seq, its detail).
+    let first = Memo::new(move |_| {
+        lab.run.with(|run| run.violations.iter().find(|v| badge_of(v.kind) == badge).map(|v| (v.seq, v.detail.clone())))
+    });
+    let state = move || match first.get() {
+        Some((seq, _)) if (seq as usize) < lab.cursor.get() => "broken",
+        Some(_) => "ahead",
+        None => "ok",
+    };
+    let go = move |ev: leptos::ev::MouseEvent| {
+        ev.prevent_default();
+        if let Some((seq, _)) = first.get_untracked() {
+            lab.playing.set(false);
+            lab.go(seq as usize + 1);
+        }
+    };
+    view! {
+        <li
+            class=move || format!("badge {}", state())
+            data-testid=testid
+            data-state=state
+            title=move || first.with(|f| f.as_ref().map(|(_, d)| d.clone()).unwrap_or_default())
+        >
+            <span class="dot"></span>
+            <span class="name">{tr(lab, label)}</span>
+            {move || match first.get() {
+                None => view! { <span class="state">{tr(lab, "ok")}</span> }.into_any(),
+                Some((seq, _)) => view! {
+                    <a href="#" class="state" data-testid=format!("{testid}-link") on:click=go>
+                        {move || if state() == "broken" { lab.words().t("broken_at") } else { lab.words().t("ahead") }}
+                        " #" {seq}
+                    </a>
+                }
+                .into_any(),
+            }}
+        </li>
+    }
+}
+
 #[component]
 pub fn Checks(lab: Lab) -> impl IntoView {
-    let w = move || lab.words();
-    let badges = move || {
-        let words = w();
-        let cursor = lab.cursor.get();
-        lab.run.with(|run| {
-            let mut o = String::new();
-            for &(badge, label, testid) in BADGES.iter() {
-                let first = run.violations.iter().find(|v| badge_of(v.kind) == badge);
-                let state = match first {
-                    Some(v) if (v.seq as usize) < cursor => "broken",
-                    Some(_) => "ahead",
-                    None => "ok",
-                };
-                let _ = write!(
-                    o,
-                    r#"<li class="badge {state}" data-testid="{testid}" data-state="{state}" title="{}"><span class="dot"></span><span class="name">{}</span>"#,
-                    esc(&first.map(|v| v.detail.clone()).unwrap_or_default()),
-                    words.t(label)
-                );
-                match first {
-                    None => {
-                        let _ = write!(o, r#"<span class="state">{}</span>"#, words.t("ok"));
-                    }
-                    Some(v) => {
-                        let word = if state == "broken" { words.t("broken_at") } else { words.t("ahead") };
-                        let _ = write!(
-                            o,
-                            r##"<a href="#" class="state" data-testid="{testid}-link" data-go="{}">{word} #{}</a>"##,
-                            v.seq + 1,
-                            v.seq
-                        );
-                    }
-                }
-                o.push_str("</li>");
-            }
-            o
-        })
-    };
     let edge = move || lab.frame.with(transition);
-    let table = move || {
-        let en = lab.lang.get() == crate::ui::i18n::Lang::En;
-        let rows = lab.run.with(|r| lab.frame.with(|f| counts(r, f)));
-        let mut o = String::new();
-        for (key, zh, en_label, value) in rows {
-            let _ = write!(
-                o,
-                r#"<tr data-testid="{key}"><th>{}</th><td class="value">{value}</td></tr>"#,
-                if en { en_label } else { zh }
-            );
-        }
-        o
-    };
+    let rows = Memo::new(move |_| lab.run.with(|r| lab.frame.with(|f| counts(r, f))));
+    let en = move || lab.lang.get() == crate::ui::i18n::Lang::En;
     view! {
         <section class="panel checks" data-testid="checks">
             <h2>{tr(lab, "checks")}</h2>
-            <ul class="badges" inner_html=badges on:click=move |ev| {
-                if let Some(c) = crate::ui::panels::log::clicked_go(&ev) {
-                    ev.prevent_default();
-                    lab.playing.set(false);
-                    lab.go(c);
-                }
-            }></ul>
+            <ul class="badges">
+                {BADGES
+                    .iter()
+                    .map(|&(badge, label, testid)| view! { <BadgeView lab=lab badge=badge label=label testid=testid/> })
+                    .collect_view()}
+            </ul>
             <h3>{tr(lab, "states")}</h3>
             <div class="fsm-wrap" data-testid="fsm" data-edge=move || edge().map(|e| e.0).unwrap_or("")
                 inner_html=move || fsm_svg(edge())></div>
             <h3>{tr(lab, "summary")}</h3>
             <table class="summary" data-testid="summary">
-                <tbody inner_html=table></tbody>
+                <tbody>
+                    // The rows are the same at every cursor (only their values change).
+                    {(0..ROWS)
+                        .map(|i| {
+                            let row = move |pick: fn(&Row, bool) -> String| {
+                                move || rows.with(|r| r.get(i).map(|row| pick(row, en())).unwrap_or_default())
+                            };
+                            view! {
+                                <tr data-testid=rows.with_untracked(|r| r.get(i).map_or("", |row| row.0))>
+                                    <th>{row(|r, en| if en { r.2 } else { r.1 }.to_string())}</th>
+                                    <td class="value">{row(|r, _| r.3.clone())}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
             </table>
         </section>
     }

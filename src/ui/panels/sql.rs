@@ -165,16 +165,18 @@ pub fn statements(run: &Run, i: usize, config: &Config) -> Vec<Line> {
         RelayScanned {
             rows_examined,
             picked,
+            index,
             ..
         } => {
-            let ids = picked.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ");
+            let ids = picked.iter().take(20).map(|p| p.to_string()).collect::<Vec<_>>().join(", ");
+            let ids = if picked.len() > 20 { format!("{ids}, … {} in all", picked.len()) } else { ids };
             let lock = match config.lock {
                 LockMode::None => "",
                 LockMode::ForUpdate => "\n   FOR UPDATE",
                 LockMode::SkipLocked => "\n   FOR UPDATE SKIP LOCKED",
                 LockMode::Cas => "  -- then claim each row with a conditional UPDATE",
             };
-            let plan = if config.index {
+            let plan = if *index {
                 format!("Index Scan using ix_outbox_status_next: {rows_examined} row(s) examined")
             } else {
                 format!("Seq Scan on outbox: all {rows_examined} row(s) read, then sorted")

@@ -6,10 +6,8 @@
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
-use crate::ui::scene::esc;
 use crate::ui::timeline::{clock, touched_msg, Frame};
 use leptos::prelude::*;
-use std::fmt::Write;
 
 pub const PAGE_ROWS: usize = 12;
 
@@ -42,11 +40,11 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
         }
     });
 
-    let rows = move || {
+    let rows = Memo::new(move |_| {
         let p = page.get().min(pages() - 1);
         let index_view = order.get() == Order::Index;
-        f.with(|f| rows_html(f, p * PAGE_ROWS, index_view))
-    };
+        f.with(|f| page_rows(f, p * PAGE_ROWS, index_view))
+    });
     let next_scan = move || {
         let words = w();
         f.with(|f| match &f.next_scan {
@@ -70,35 +68,42 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
             Status::ALL.iter().map(|s| format!("{} {}", s.as_str(), o.count(*s))).collect::<Vec<_>>().join(" · ")
         })
     };
-    // One delegated handler for the four buttons (`data-act`), and `hidden` instead of
-    // `<Show>`: typed handlers and Show weigh on the wasm size.
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        use leptos::wasm_bindgen::JsCast;
-        let act = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("[data-act]").ok().flatten())
-            .and_then(|el| el.get_attribute("data-act"));
-        match act.as_deref() {
-            Some("id") => order.set(Order::ById),
-            Some("index") => order.set(Order::Index),
-            Some("prev") => page.update(|p| *p = p.saturating_sub(1)),
-            Some("next") => page.update(|p| *p += 1),
-            _ => {}
-        }
+    // A pager button that becomes disabled would drop the keyboard focus to the page: it
+    // passes focus to the other one instead.
+    let prev_button = NodeRef::<leptos::html::Button>::new();
+    let next_button = NodeRef::<leptos::html::Button>::new();
+    let turn = move |delta: isize| {
+        let last = pages() - 1;
+        let to = page.get_untracked().min(last).saturating_add_signed(delta).min(last);
+        page.set(to);
+        let other = if to == 0 {
+            next_button
+        } else if to == last {
+            prev_button
+        } else {
+            return;
+        };
+        // After the page has re-rendered (the other button may still be disabled now).
+        request_animation_frame(move || {
+            if let Some(b) = other.get_untracked() {
+                let _ = b.focus();
+            }
+        });
     };
     view! {
-        <section class="panel table" data-testid="table" on:click=on_click>
+        <section class="panel table" data-testid="table">
             <h2>
                 {tr(lab, "table")} " "
                 <span class="sub" data-testid="row-count">{total} " " {tr(lab, "rows")}</span>
                 " " <span class="sub">{counts}</span>
             </h2>
             <div class="table-tools">
-                <button data-testid="order-id" data-act="id" class:on=move || order.get() == Order::ById>
+                <button data-testid="order-id" class:on=move || order.get() == Order::ById
+                    on:click=move |_| order.set(Order::ById)>
                     {tr(lab, "by_id")}
                 </button>
-                <button data-testid="order-index" data-act="index" class:on=move || order.get() == Order::Index>
+                <button data-testid="order-index" class:on=move || order.get() == Order::Index
+                    on:click=move |_| order.set(Order::Index)>
                     {tr(lab, "index_order")}
                 </button>
                 <span class="next-scan" data-testid="next-scan">{next_scan}</span>
@@ -112,26 +117,31 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                             <tr>
                                 <th></th>
                                 <th>"id"</th>
+                                <th>"status"</th>
                                 <th>"biz_key"</th>
                                 <th>"payload"</th>
-                                <th>"status"</th>
                                 <th>"retry_count"</th>
                                 <th>"next_retry_at"</th>
                                 <th>"created_at"</th>
                                 <th>"updated_at"</th>
                             </tr>
                         </thead>
-                        <tbody inner_html=rows></tbody>
+                        <tbody>
+                            // One line per place on the page; each shows the row at its place.
+                            {(0..PAGE_ROWS).map(|i| view! { <RowLine rows=rows i=i/> }).collect_view()}
+                        </tbody>
                     </table>
                 </div>
                 <div class="pager">
-                    <button data-testid="page-prev" data-act="prev" disabled=move || page.get() == 0>
+                    <button data-testid="page-prev" node_ref=prev_button disabled=move || page.get() == 0
+                        on:click=move |_| turn(-1)>
                         {tr(lab, "prev")}
                     </button>
                     <span data-testid="page">
                         {tr(lab, "page")} " " {move || page.get().min(pages() - 1) + 1} " / " {pages}
                     </span>
-                    <button data-testid="page-next" data-act="next" disabled=move || { page.get() + 1 >= pages() }>
+                    <button data-testid="page-next" node_ref=next_button disabled=move || { page.get() + 1 >= pages() }
+                        on:click=move |_| turn(1)>
                         {tr(lab, "next")}
                     </button>
                 </div>
@@ -140,50 +150,98 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     }
 }
 
-/// One page of rows as HTML, from position `start` in display order.
-fn rows_html(f: &Frame, start: usize, index_view: bool) -> String {
+/// One row as the table shows it at a cursor (with what the current event changed).
+#[derive(Clone, PartialEq, Eq)]
+struct RowShown {
+    id: u64,
+    status: Status,
+    biz_key: String,
+    payload: String,
+    retry_count: u64,
+    next_retry_at_ms: u64,
+    created_at_ms: u64,
+    updated_at_ms: u64,
+    /// Inserted by the current event.
+    new_row: bool,
+    /// Changed by the current event: status, retry_count, next_retry_at, updated_at.
+    changed: [bool; 4],
+    /// In index order: "▶" picked by the next scan, "•" due now.
+    mark: &'static str,
+    next_pick: bool,
+}
+
+/// One page of rows, from position `start` in display order.
+fn page_rows(f: &Frame, start: usize, index_view: bool) -> Vec<RowShown> {
     let outbox = &f.world.order_db.outbox;
     let touched = f.event.as_ref().and_then(|e| touched_msg(&e.kind));
     let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
     let due_now: Vec<u64> = (0..f.config.shards as u32)
         .flat_map(|shard| outbox.scan_due(shard, f.now_ms, f.config.batch_size, |_| false).picked)
         .collect();
-    let mut o = String::with_capacity(4096);
-    for row in outbox.page(start, PAGE_ROWS, index_view) {
-        // Only the row the event touched changed; it did not exist before if it was inserted.
-        let old = if touched == Some(row.id) { f.before_row.as_ref() } else { Some(row) };
-        let new_row = old.is_none();
-        let c = |changed: bool| if new_row || changed { " changed" } else { "" };
-        let status_changed = old.is_some_and(|r| r.status != row.status);
-        let retry_changed = old.is_some_and(|r| r.retry_count != row.retry_count);
-        let next_changed = old.is_some_and(|r| r.next_retry_at_ms != row.next_retry_at_ms);
-        let updated_changed = old.is_some_and(|r| r.updated_at_ms != row.updated_at_ms);
-        let next = picked.contains(&row.id);
-        let due = due_now.contains(&row.id);
-        let mark = match (index_view, next, due) {
-            (true, true, _) => "▶",
-            (true, false, true) => "•",
-            _ => "",
-        };
-        let st = row.status.as_str();
-        let lower = st.to_ascii_lowercase();
-        let _ = write!(
-            o,
-            r#"<tr class="row {lower}{}" data-testid="outbox-row" data-id="{id}" data-status="{st}"><td class="mark">{mark}</td><td class="{n}">{id}</td><td class="{n}">{key}</td><td class="payload{n}" title="{payload}">{payload}</td><td class="status{sc}" data-testid="cell-status"><span class="pill {lower}">{st}</span></td><td class="{rc}" data-testid="cell-retry">{retry}</td><td class="{nc}">{next_at}</td><td class="{n}">{created}</td><td class="{uc}">{updated}</td></tr>"#,
-            if next && index_view { " next-pick" } else { "" },
-            id = row.id,
-            n = c(false),
-            key = esc(&row.biz_key),
-            payload = esc(&row.payload),
-            sc = c(status_changed),
-            rc = c(retry_changed),
-            retry = row.retry_count,
-            nc = c(next_changed),
-            next_at = clock(row.next_retry_at_ms),
-            created = clock(row.created_at_ms),
-            uc = c(updated_changed),
-            updated = clock(row.updated_at_ms),
-        );
+    outbox
+        .page(start, PAGE_ROWS, index_view)
+        .into_iter()
+        .map(|row| {
+            // Only the row the event touched changed; it did not exist before if it was inserted.
+            let old = if touched == Some(row.id) { f.before_row.as_ref() } else { Some(row) };
+            let changed =
+                |field: fn(&crate::sim::outbox_table::OutboxRow) -> u64| old.is_some_and(|r| field(r) != field(row));
+            let next = picked.contains(&row.id);
+            RowShown {
+                id: row.id,
+                status: row.status,
+                biz_key: row.biz_key.clone(),
+                payload: row.payload.clone(),
+                retry_count: row.retry_count,
+                next_retry_at_ms: row.next_retry_at_ms,
+                created_at_ms: row.created_at_ms,
+                updated_at_ms: row.updated_at_ms,
+                new_row: old.is_none(),
+                changed: [
+                    old.is_some_and(|r| r.status != row.status),
+                    changed(|r| r.retry_count),
+                    changed(|r| r.next_retry_at_ms),
+                    changed(|r| r.updated_at_ms),
+                ],
+                mark: match (index_view, next, due_now.contains(&row.id)) {
+                    (true, true, _) => "▶",
+                    (true, false, true) => "•",
+                    _ => "",
+                },
+                next_pick: next && index_view,
+            }
+        })
+        .collect()
+}
+
+/// Place `i` of the page: the row there, or nothing past the last row.
+#[component]
+fn RowLine(rows: Memo<Vec<RowShown>>, i: usize) -> impl IntoView {
+    let row = Memo::new(move |_| rows.with(|r| r.get(i).cloned()));
+    move || row.get().map(row_view)
+}
+
+fn row_view(r: RowShown) -> impl IntoView {
+    let cell = |changed: bool| if r.new_row || changed { "changed" } else { "" };
+    let lower = r.status.as_str().to_ascii_lowercase();
+    view! {
+        <tr
+            class=format!("row {lower}{}", if r.next_pick { " next-pick" } else { "" })
+            data-testid="outbox-row"
+            data-id=r.id
+            data-status=r.status.as_str()
+        >
+            <td class="mark">{r.mark}</td>
+            <td class=cell(false)>{r.id}</td>
+            <td class=format!("status {}", cell(r.changed[0])) data-testid="cell-status">
+                <span class=format!("pill {lower}")>{r.status.as_str()}</span>
+            </td>
+            <td class=cell(false)>{r.biz_key.clone()}</td>
+            <td class=format!("payload {}", cell(false)) title=r.payload.clone()>{r.payload.clone()}</td>
+            <td class=cell(r.changed[1]) data-testid="cell-retry">{r.retry_count}</td>
+            <td class=cell(r.changed[2])>{clock(r.next_retry_at_ms)}</td>
+            <td class=cell(false)>{clock(r.created_at_ms)}</td>
+            <td class=cell(r.changed[3])>{clock(r.updated_at_ms)}</td>
+        </tr>
     }
-    o
 }
