@@ -112,6 +112,13 @@ const readout2 = await text('twopc-readout');
 ok(readout1 !== readout2 && /n = 15/.test(readout2), `the readout follows the slider (${readout2.slice(0, 60)}…)`);
 await shot('twopc-en');
 {
+  // The blocked participants' words are filled, not outlined in red (they were unreadable).
+  const strokes = await page.$$eval('[data-testid=blocked] text', (ts) => ts.map((t) => getComputedStyle(t).stroke));
+  ok(strokes.length >= 1 && strokes.every((s) => s === 'none'), `2PC: the blocked labels have no stroke (${strokes})`);
+  const tick = await page.$eval('[data-testid=chart-twopc] .tick', (t) => t.getBoundingClientRect().height);
+  ok(tick >= 10, `2PC chart: axis text is readable at 1280 px (${tick.toFixed(1)} px tall)`);
+}
+{
   const b = await body();
   await el('p-crash').click();
   await changed(b);
@@ -126,6 +133,13 @@ ok((await verdict('send_then_commit')) === 'ghost', 'send-then-commit ends in a 
 ok((await verdict('commit_then_send')) === 'lost', 'commit-then-send ends in a lost order');
 ok((await verdict('outbox')) === 'correct', 'the outbox ends correct');
 await shot('lanes-en');
+{
+  const glyph = await page.$eval('[data-testid=insight-lanes] .legend .m-rollback', (g) => {
+    const c = getComputedStyle(g);
+    return { stroke: c.stroke, width: parseFloat(c.strokeWidth) };
+  });
+  ok(glyph.stroke !== 'none' && glyph.width >= 1, `the "rolled back" legend glyph is drawn (stroke ${glyph.stroke}, ${glyph.width}px)`);
+}
 await page.locator('[data-testid=lane-commit_then_send] button[data-go]').click();
 await page.waitForTimeout(300);
 ok(page.url().includes('mode%3Acommit_then_send') || page.url().includes('mode:commit_then_send'), 'a lane opens on the stage');
