@@ -50,6 +50,12 @@ fn rack_rows(f: &Frame) -> (Vec<OutboxRow>, usize) {
     (live, total.saturating_sub(RACK_SLOTS))
 }
 
+/// The stage's drawing space: one row of places, wide; or one column of them, on a phone.
+const WIDE_VIEW_BOX: &str = "0 0 1000 340";
+const PHONE_VIEW_BOX: &str = "0 0 300 1140";
+/// Up to this width (CSS px) the stage takes the phone layout.
+const PHONE_MAX_PX: f64 = 600.0;
+
 #[component]
 pub fn Scene(lab: Lab) -> impl IntoView {
     // The stage is redrawn as a whole from each frame: one reactive region keeps the wasm
@@ -97,11 +103,26 @@ pub fn Scene(lab: Lab) -> impl IntoView {
             "relay actor runner"
         }
     };
+    // A narrow screen (or frame) gets the phone layout: the four places stacked in one column
+    // (style/scene.css moves each place; every text stays at least 11 CSS px).
+    let narrow = || {
+        web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).is_some_and(|w| w <= PHONE_MAX_PX)
+    };
+    let phone = RwSignal::new(narrow());
+    let resize = window_event_listener(leptos::ev::resize, move |_| phone.set(narrow()));
+    on_cleanup(move || resize.remove());
     view! {
         <section class="stage" data-testid="scene" node_ref=lab.stage>
-            <svg viewBox="0 0 1000 340" text-anchor="middle" role="img" aria-label=tr(lab, "title") class="scene">
+            <svg
+                viewBox=move || if phone.get() { PHONE_VIEW_BOX } else { WIDE_VIEW_BOX }
+                text-anchor="middle"
+                role="img"
+                aria-label=tr(lab, "title")
+                class=move || if phone.get() { "scene phone" } else { "scene" }
+                data-layout=move || if phone.get() { "phone" } else { "wide" }
+            >
                 <g class="drawn" inner_html=body></g>
-                <g class=runner_class data-testid="runner"
+                <g class="relay-place"><g class=runner_class data-testid="runner"
                     data-at=move || if at_window() { "window" } else { "rack" }
                     style:transform=move || if at_window() { "translate(70px, 0px)" } else { "translate(0px, 0px)" }>
                     <g transform="translate(520,0)">
@@ -111,7 +132,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                         <line x1="28" y1="219" x2="32" y2="244" class="leg"/>
                         <g inner_html=runner_view></g>
                     </g>
-                </g>
+                </g></g>
             </svg>
             <p class="legend" data-testid="legend" inner_html=move || legend(lab.words())></p>
         </section>
@@ -197,7 +218,11 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let _ = write!(o, r#"<text x="{x}" y="{y}" class="{class}" data-testid="{testid}">{}</text>"#, esc(text));
     };
 
-    let _ = write!(o, r#"<text x="8" y="332" class="clock-big" data-testid="scene-clock">{}</text>"#, clock(f.now_ms));
+    let _ = write!(
+        o,
+        r#"<g class="clock-place"><text x="8" y="332" class="clock-big" data-testid="scene-clock">{}</text></g>"#,
+        clock(f.now_ms)
+    );
     o.push_str(FURNITURE);
 
     // ---- cashier and its book ----
@@ -319,7 +344,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
     if let Some(EventKind::MessageDelivered { biz_key, cause, .. }) = current {
         let _ = write!(
             o,
-            r#"<g class="ticket sent flying{}" data-testid="delivery"><rect x="772" y="120" width="46" height="26" rx="3"/><text x="795" y="137" class="key">{}</text></g>"#,
+            r#"<g class="delivery-place"><g class="ticket sent flying{}" data-testid="delivery"><rect x="772" y="120" width="46" height="26" rx="3"/><text x="795" y="137" class="key">{}</text></g></g>"#,
             if *cause != DeliveryCause::First { " dup" } else { "" },
             esc(&short_key(biz_key, 6))
         );
@@ -392,16 +417,17 @@ pub fn draw(f: &Frame, w: Words) -> String {
 
     // ---- a bubble over whoever acted ----
     if let Some(e) = current {
-        let (x, y) = match e.actor() {
+        // Where the bubble goes, and the place it belongs to (it moves with it on a phone).
+        let (x, y, place) = match e.actor() {
             Actor::OrderService => match e {
-                EventKind::MessageDone { .. } => (355, 34),
-                _ => (100, 34),
+                EventKind::MessageDone { .. } => (355, 34, "outbox_table"),
+                _ => (100, 34, "order_service"),
             },
-            Actor::Relay => (if runner_at_window(f) { 610 } else { 540 }, 112),
-            Actor::Broker => (710, 34),
-            Actor::Consumer => (890, 34),
-            Actor::Lab | Actor::Reconciler => (572, 20),
-            Actor::Coordinator => (100, 34),
+            Actor::Relay => (if runner_at_window(f) { 610 } else { 540 }, 112, "relay-place"),
+            Actor::Broker => (710, 34, "broker"),
+            Actor::Consumer => (890, 34, "consumer"),
+            Actor::Lab | Actor::Reconciler => (572, 20, "relay-place"),
+            Actor::Coordinator => (100, 34, "order_service"),
         };
         let text = bubble(w, e);
         let bad = matches!(
@@ -417,7 +443,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
         let width = (text.chars().map(|c| if c.is_ascii() { 7 } else { 13 }).sum::<i32>() + 16).max(40);
         let _ = write!(
             o,
-            r#"<g transform="translate({bx},{by})"><g class="bubble{}" data-testid="bubble" data-seq="{}"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g></g>"#,
+            r#"<g class="{place}"><g transform="translate({bx},{by})"><g class="bubble{}" data-testid="bubble" data-seq="{}"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g></g></g>"#,
             if bad { " bad" } else { "" },
             f.cursor,
             width / 2,

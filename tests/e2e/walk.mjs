@@ -357,7 +357,18 @@ await shot('lessons-en-ai');
     return { lefts: cols.map((c) => Math.round(c.left)), stacked: cols.length === 2 && cols[1].top >= cols[0].bottom, svg: Math.round(svg.width), overflow: getComputedStyle(box).overflowX, inner: box.scrollWidth, outer: box.clientWidth };
   });
   ok(layout.stacked && layout.lefts[0] === layout.lefts[1], `the panels stack in one column (lefts ${layout.lefts})`);
-  ok(layout.svg > 300 && layout.svg <= 375, `the stage scales to the width (${layout.svg}px)`);
+  ok(layout.svg > 300 && layout.svg <= 375, `the stage fits the width (${layout.svg}px)`);
+  // A phone layout, not a scaled-down desktop: every word on the stage is at least 11 CSS px,
+  // and the status column of the message table is on screen without scrolling.
+  // (font size × the drawing's scale: a word that is popping in is not measured mid-animation)
+  const words = await page.$$eval('[data-testid=scene] svg text', (ts) => ts
+    .filter((t) => t.getBoundingClientRect().width > 0)
+    .map((t) => ({ px: parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a, text: t.textContent })));
+  const tiny = words.filter((w) => w.px < 11);
+  ok((await page.getAttribute('svg.scene', 'data-layout')) === 'phone' && words.length > 10 && tiny.length === 0,
+    `375 px: the stage takes its phone layout; all ${words.length} words ≥ 11 px${tiny.length ? ` (smaller: ${JSON.stringify(tiny.slice(0, 5))})` : ''}`);
+  const status = await page.$eval('[data-testid=table] th:nth-child(3)', (th) => [th.textContent, th.getBoundingClientRect().right]);
+  ok(status[0] === 'status' && status[1] <= 375, `the table's status column is on screen (${status[0]} ends at ${Math.round(status[1])}px)`);
   ok(layout.overflow === 'auto' && layout.inner > layout.outer, `the message table scrolls inside its box (${layout.inner} in ${layout.outer}px)`);
   await shot('phone');
   // Longer English words, the technical view and the lessons do not widen the page either.
