@@ -650,3 +650,53 @@ async fn a_long_run_plays_in_slices_with_progress_and_cancel() {
     loaded(&m).await;
     assert_eq!(m.total(), expected, "left alone, a run plays to the end");
 }
+
+/// The words a user test found wrong: the full scan's narration named the index the scan did
+/// not use; the start of a scan said only a clock; the picker listed slugs; a run with its own
+/// settings kept the scenario's description without saying so.
+#[wasm_bindgen_test]
+async fn the_words_say_what_the_run_does() {
+    let m = mount(UrlState { vocab: Vocab::Tech, lang: Lang::En, ..state("full-scan-incident") }, vec![], None);
+    settle().await;
+    for _ in 0..250 {
+        if m.total() > 0 {
+            break;
+        }
+        wait_ms(20).await;
+    }
+    let sim = RunSpec::builtin("full-scan-incident", 1).unwrap().play().unwrap();
+    let started = sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayScanStarted { .. })).unwrap();
+    m.scrub(started + 1).await;
+    let line = m.current_line();
+    assert!(line.contains("the query takes") && !line.contains("rack 0"), "{line}");
+    let scanned = sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayScanned { .. })).unwrap();
+    m.scrub(scanned + 1).await;
+    let line = m.current_line();
+    assert!(line.contains("Seq Scan") && !line.contains("index,"), "{line}");
+    assert!(m.text("[data-testid=sql-text]").contains("Seq Scan"), "the SQL panel agrees");
+    // The picker names scenarios in the page's language; the id stays the value.
+    let picker = m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>();
+    assert_eq!(picker.value(), "full-scan-incident");
+    assert_eq!(m.text("[data-testid=scenario] option:checked"), "The full-scan incident");
+    m.click("[data-testid=lang]").await;
+    assert_eq!(m.text("[data-testid=scenario] option:checked"), "全表扫描事故");
+    let note_shown = |m: &Mounted| !m.el("[data-testid=changed-settings]").has_attribute("hidden");
+    assert!(!note_shown(&m), "nothing changed: no note");
+    for id in outbox_lab::sim::scenario::IDS {
+        for lang in [Lang::Zh, Lang::En] {
+            assert!(outbox_lab::ui::i18n::scenario_name(lang, id).is_some(), "{id} has no name in the picker");
+        }
+    }
+
+    // A link with its own settings says which, under the scenario's description.
+    let state = UrlState { config: vec![("orders".into(), "1000".into())], ..state("happy-path") };
+    let m = mount(state, vec![], None);
+    settle().await;
+    for _ in 0..100 {
+        if note_shown(&m) {
+            break;
+        }
+        wait_ms(20).await;
+    }
+    assert!(m.testid("changed-settings").contains("orders = 1000"), "{}", m.testid("changed-settings"));
+}
