@@ -700,3 +700,14 @@ async fn the_words_say_what_the_run_does() {
     }
     assert!(m.testid("changed-settings").contains("orders = 1000"), "{}", m.testid("changed-settings"));
 }
+
+/// Big counts on the stage are shortened so they stay inside their place (the exact number
+/// is in the counts table).
+#[wasm_bindgen_test]
+fn stage_counts_stay_short() {
+    use outbox_lab::ui::scene::short_count;
+    assert_eq!(short_count(9_999), "9999");
+    assert_eq!(short_count(12_345), "12k");
+    assert_eq!(short_count(1_234_567), "1.2M");
+    assert!((0..64).map(|k| 1u64 << k).all(|n| short_count(n).chars().count() <= 6));
+}

@@ -572,8 +572,8 @@ fn url_sync(lab: Lab) {
 }
 
 /// Brings the stage into view after an action elsewhere changed it (a lesson's "show me", an
-/// injection): scrolls the page if the stage is not on screen, and, embedded, asks the course
-/// page to do the same for the frame: `parent.postMessage({ type: "outbox-lab:scroll", top })`
+/// injection): scrolls the page (or the frame's own page) if the stage is not on screen, and,
+/// embedded, asks the course page to do the same for the frame: `parent.postMessage({ type: "outbox-lab:scroll", top })`
 /// with `top` the stage's offset in the lab's page, in CSS px (see the README's snippet).
 pub fn reveal_stage(lab: Lab) {
     // Measured once the page has drawn the new run (the text above the stage may change).
@@ -587,6 +587,10 @@ fn reveal_stage_now(lab: Lab) {
         return; // not shown (an embedded panel without the stage)
     }
     let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let out_of_view = rect.top() < 0.0 || rect.top() > height * 0.6;
+    if out_of_view {
+        stage.scroll_into_view();
+    }
     if lab.embed {
         if let Ok(Some(parent)) = w.parent() {
             let message = js_sys::Object::new();
@@ -595,8 +599,6 @@ fn reveal_stage_now(lab: Lab) {
             let _ = js_sys::Reflect::set(&message, &"top".into(), &top.into());
             let _ = parent.post_message(&message, "*");
         }
-    } else if rect.top() < 0.0 || rect.top() > height * 0.6 {
-        stage.scroll_into_view();
     }
 }
 

@@ -185,13 +185,21 @@ pub fn short_key(key: &str, max_chars: usize) -> String {
     format!("…{tail}")
 }
 
-/// A count short enough for the stage's small spaces: 9999, 12k, 1.2M (the tables and the
-/// checks panel show the exact number).
+/// A count short enough for the stage's small spaces: 9999, 12k, 1.2M, up to 18.4E (the
+/// tables and the checks panel show the exact number).
 pub fn short_count(n: u64) -> String {
     match n {
         0..=9_999 => n.to_string(),
         10_000..=999_999 => format!("{}k", n / 1_000),
-        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+        _ => {
+            let (mut value, mut unit) = (n as f64 / 1e6, 0);
+            const UNITS: [&str; 5] = ["M", "G", "T", "P", "E"];
+            while value >= 999.95 && unit < UNITS.len() - 1 {
+                value /= 1000.0;
+                unit += 1;
+            }
+            format!("{value:.1}{}", UNITS[unit])
+        }
     }
 }
 

@@ -495,6 +495,22 @@ await shot('lessons-en-ai');
   for (let i = 1; i < pages; i++) await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.activeElement?.dataset.testid === 'page-prev', null, { timeout: 2000 }).catch(() => {});
   ok(pages > 1 && (await focused()) === 'page-prev', `the pager's last page: the focus moves to "previous" (${pages} pages, on ${await focused()})`);
+  // An injection from the break-it panel, far below the stage, brings the stage into view.
+  await page.goto(`${url}?scenario=seed-demo&step=5&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  await page.locator('[data-testid=inject-dup]').scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, 400));
+  const before = await page.evaluate(() => document.querySelector('[data-testid=scene]').getBoundingClientRect().top);
+  await page.focus('[data-testid=inject-dup]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=interventions] code').length === 1);
+  await page.waitForTimeout(300);
+  const after = await page.evaluate(() => [document.querySelector('[data-testid=scene]').getBoundingClientRect().top, window.innerHeight]);
+  ok(before < 0 && after[0] >= -1 && after[0] < after[1] * 0.6, `an injection brings the stage into view (its top ${Math.round(before)} → ${Math.round(after[0])}px)`);
+  ok((await focused()) === 'inject-dup', `and the focus stays on the button (${await focused()})`);
+  // Long SQL wraps in its box instead of running out of it.
+  const sql = await page.$eval('[data-testid=sql-text]', (el) => [el.scrollWidth, el.clientWidth]);
+  ok(sql[0] <= sql[1] + 1, `the SQL box holds its text (${sql[0]} in ${sql[1]}px)`);
   // A badge's link goes to its event and keeps the focus.
   await page.goto(`${url}?scenario=no-idempotency&lang=en`);
   await page.waitForSelector('[data-testid=badge-double-link]');
