@@ -76,9 +76,11 @@ fn thresholds(req: &mut Request) -> Thresholds {
     t
 }
 
-fn number_input(name: &str, label: &str, value: f64, max: f64, step: f64) -> String {
+/// A number input bound to parameter `name` (one of the view's ids); `label` is text.
+fn number_input(name: &'static str, label: &str, value: f64, max: f64, step: f64) -> String {
     format!(
-        "<label class=number>{label} <input type=number data-p={name} data-testid=p-{name} min=0 max={max} step={step} value={value}></label>"
+        "<label class=number>{} <input type=number data-p={name} data-testid=p-{name} min=0 max={max} step={step} value={value}></label>",
+        esc(label)
     )
 }
 

@@ -285,30 +285,38 @@ pub fn trim(v: f64) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
-/// A labelled range input bound to parameter `name` (its value shown by the body).
-pub fn slider(name: &str, label: &str, value: f64, min: f64, max: f64, step: f64) -> String {
+/// A labelled range input bound to parameter `name` (its value shown by the body). `name` is
+/// one of the view's own parameter ids; `label` is text (escaped here).
+pub fn slider(name: &'static str, label: &str, value: f64, min: f64, max: f64, step: f64) -> String {
     format!(
-        "<label class=slider>{label} <input type=range data-p={name} data-testid=p-{name} min={min} max={max} step={step} value={value}></label>"
+        "<label class=slider>{} <input type=range data-p={name} data-testid=p-{name} min={min} max={max} step={step} value={value}></label>",
+        esc(label)
     )
 }
 
 /// A labelled choice bound to parameter `name`: one button per (value, label), the chosen
 /// one pressed. (Buttons, not a drop-down: the page needs no code for selects.)
-pub fn select(name: &str, label: &str, value: &str, options: &[(&str, &str)]) -> String {
-    let mut s = format!("<div class=choice role=group aria-label=\"{}\"><span>{label}</span>", esc(label));
+/// `name` and the option values are the view's own ids; the labels are text (escaped here).
+pub fn select(name: &'static str, label: &str, value: &str, options: &[(&'static str, &str)]) -> String {
+    let mut s = format!("<div class=choice role=group aria-label=\"{0}\"><span>{0}</span>", esc(label));
     for (v, l) in options {
         let on = *v == value;
-        let _ = write!(s, "<button data-p={name} data-v={v} aria-pressed={on} data-testid=p-{name}-{v}>{l}</button>");
+        let _ = write!(
+            s,
+            "<button data-p={name} data-v={v} aria-pressed={on} data-testid=p-{name}-{v}>{}</button>",
+            esc(l)
+        );
     }
     s.push_str("</div>");
     s
 }
 
-/// An on/off button bound to parameter `name` (1 or 0).
-pub fn toggle(name: &str, label: &str, on: bool) -> String {
+/// An on/off button bound to parameter `name` (1 or 0); `label` is text (escaped here).
+pub fn toggle(name: &'static str, label: &str, on: bool) -> String {
     format!(
-        "<button class=toggle data-p={name} data-v={} aria-pressed={on} data-testid=p-{name}>{label}</button>",
-        if on { 0 } else { 1 }
+        "<button class=toggle data-p={name} data-v={} aria-pressed={on} data-testid=p-{name}>{}</button>",
+        if on { 0 } else { 1 },
+        esc(label)
     )
 }
 
@@ -329,6 +337,18 @@ fn controls_key(controls: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_control_helpers_escape_their_labels() {
+        let hostile = "<img src=x onerror=alert(1)> & \"q\"";
+        for markup in [
+            slider("p", hostile, 0.5, 0.0, 1.0, 0.1),
+            select("lock", hostile, "cas", &[("cas", hostile), ("none", "none")]),
+            toggle("crash", hostile, true),
+        ] {
+            assert!(!markup.contains("<img") && markup.contains("&lt;img") && markup.contains("&amp;"), "{markup}");
+        }
+    }
+
     use super::*;
 
     #[test]

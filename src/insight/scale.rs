@@ -186,10 +186,12 @@ fn go(req: &Request, scenario: &str, cfg: &[(&str, String)], testid: &str) -> St
     )
 }
 
-/// A figure: a big number and what it counts.
-fn tile(value: &str, label: &str, testid: &str, raw: u64) -> String {
+/// A figure: a big number and what it counts (both text, escaped here).
+fn tile(value: &str, label: &str, testid: &'static str, raw: u64) -> String {
     format!(
-        "<div class=tile data-testid={testid} data-value={raw}><span class=tile-value>{value}</span><span class=tile-label>{label}</span></div>"
+        "<div class=tile data-testid={testid} data-value={raw}><span class=tile-value>{}</span><span class=tile-label>{}</span></div>",
+        esc(value),
+        esc(label)
     )
 }
 
