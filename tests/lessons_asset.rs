@@ -21,12 +21,14 @@ fn go(show: &ShowMe) -> String {
     q
 }
 
-fn button(show: &ShowMe, testid: &str, label: &str) -> String {
+/// A "show me" button, named by its scenario's name in the half's language.
+fn button(show: &ShowMe, testid: &str, label: &str, zh: bool) -> String {
+    let name = scenario::name(show.scenario, zh).unwrap_or(show.scenario);
     format!(
-        "<button class=\"go\" data-go=\"{}\" data-testid=\"{testid}\">{} <code>{}</code></button>",
+        "<button class=\"go\" data-go=\"{}\" data-testid=\"{testid}\">{} {}</button>",
         esc(&go(show)),
         esc(label),
-        esc(show.scenario)
+        esc(name)
     )
 }
 
@@ -40,7 +42,7 @@ fn half(zh: bool) -> String {
             "<li data-testid=\"myth-{id}\"><p class=\"claim\">{}</p><p>{}</p>{}</li>\n",
             t(&m.claim),
             t(&m.truth),
-            button(&m.show_me, &format!("show-{}", m.id), &l("演示给我看 ▶", "Show me ▶")),
+            button(&m.show_me, &format!("show-{}", m.id), &l("演示给我看 ▶", "Show me ▶"), zh),
             id = m.id
         ));
     }
@@ -53,7 +55,7 @@ fn half(zh: bool) -> String {
             "<li><details data-testid=\"q-{id}\"><summary>{}</summary><p data-testid=\"a-{id}\">{}</p>{}{}</details></li>\n",
             t(&q.question),
             t(&q.answer),
-            button(&q.show_me, &format!("go-{}", q.id), &l("在实验里看 ▶", "See it in the lab ▶")),
+            button(&q.show_me, &format!("go-{}", q.id), &l("在实验里看 ▶", "See it in the lab ▶"), zh),
             q.insight.map_or(String::new(), |v| format!(
                 " <button class=\"go\" data-p=\"insight\" data-v=\"{v}\" data-testid=\"insight-{}\">{}</button>",
                 q.id,
@@ -69,8 +71,8 @@ fn half(zh: bool) -> String {
         t(&a.title),
         t(&a.story),
         t(&a.mapping),
-        button(&a.show_me, "ai-with", &l("有去重 ▶", "With dedup ▶")),
-        button(&a.without_dedup, "ai-without", &l("无去重 ▶", "Without dedup ▶")),
+        button(&a.show_me, "ai-with", &l("有去重 ▶", "With dedup ▶"), zh),
+        button(&a.without_dedup, "ai-without", &l("无去重 ▶", "Without dedup ▶"), zh),
     ));
     h
 }

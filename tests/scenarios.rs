@@ -250,3 +250,14 @@ fn alerts_are_events_at_sample_times_and_change_nothing_else() {
     };
     assert_eq!(strip(&watched), strip(&quiet), "the system did exactly the same");
 }
+
+#[test]
+fn every_scenario_has_a_short_name_in_both_languages() {
+    for id in scenario::IDS {
+        for zh in [true, false] {
+            let name = scenario::name(id, zh).unwrap_or_else(|| panic!("{id} has no name"));
+            assert!(!name.is_empty() && name != *id, "{id}: {name}");
+        }
+    }
+    assert_eq!(scenario::name("nope", true), None);
+}

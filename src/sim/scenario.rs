@@ -109,6 +109,36 @@ pub const IDS: &[&str] = &[
     "one-fault-three-ways",
 ];
 
+/// A built-in scenario's short name, in Chinese or English (the picker and the lessons show it;
+/// the id stays in links).
+pub fn name(id: &str, zh: bool) -> Option<&'static str> {
+    let (zh_name, en) = match id {
+        "seed-demo" => ("原文示例：两单四步", "The source's demo: two orders, four steps"),
+        "happy-path" => ("一切顺利", "Happy path"),
+        "rollback" => ("事务回滚", "Rolled-back transactions"),
+        "mq-outage-backoff" => ("MQ 宕机与退避重试", "MQ outage and backoff"),
+        "consumer-crash-redelivery" => ("消费者崩溃后重投", "Consumer crash, redelivery"),
+        "no-idempotency" => ("消费端不幂等", "No idempotent consumer"),
+        "two-relays-no-lock" => ("两个中继不加锁", "Two relays, no lock"),
+        "two-relays-skip-locked" => ("两个中继 SKIP LOCKED", "Two relays, SKIP LOCKED"),
+        "two-relays-cas" => ("两个中继乐观锁", "Two relays, conditional UPDATE"),
+        "cas-lease-expires" => ("认领租约过期", "A claim's lease runs out"),
+        "full-scan-incident" => ("全表扫描事故", "The full-scan incident"),
+        "sharded-hot-key" => ("分片与热点", "Shards and a hot key"),
+        "archive" => ("归档历史表", "Archiving to history"),
+        "send-then-commit" => ("歧路：先发消息后提交", "Wrong turn: send, then commit"),
+        "commit-then-send" => ("歧路：先提交后发消息", "Wrong turn: commit, then send"),
+        "reconcile-compensate" => ("对账与补偿", "Reconcile and compensate"),
+        "two-pc-n-nodes" => ("两阶段提交", "Two-phase commit"),
+        "outage-dead-letters" => ("长时间宕机与死信", "Long outage, dead letters"),
+        "ai-agent-tool-call" => ("AI 智能体的退款调用", "An AI agent's refund calls"),
+        "one-fault-three-ways" => ("同一故障三种做法", "One fault, three ways"),
+        // A scenario without a name here shows its id.
+        _ => return None,
+    };
+    Some(if zh { zh_name } else { en })
+}
+
 /// Payment orders that two relays will both find on their first scan.
 fn payments(count: u64) -> Vec<ScriptStep> {
     (1..=count).map(|n| order(n * SECOND_MS, &format!("PAY-{n:03}"), 1_000 + n * 100)).collect()
