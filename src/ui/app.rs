@@ -571,6 +571,16 @@ fn url_sync(lab: Lab) {
     });
 }
 
+/// Focuses an element once the page has drawn the change that is under way (the element may
+/// only now appear, or stop being disabled). Used where the control the user pressed goes away.
+pub fn focus_after_render(element: impl Fn() -> Option<web_sys::HtmlElement> + 'static) {
+    request_animation_frame(move || {
+        if let Some(el) = element() {
+            let _ = el.focus();
+        }
+    });
+}
+
 /// Brings the stage into view after an action elsewhere changed it (a lesson's "show me", an
 /// injection): scrolls the page (or the frame's own page) if the stage is not on screen, and,
 /// embedded, asks the course page to do the same for the frame: `parent.postMessage({ type: "outbox-lab:scroll", top })`

@@ -1,7 +1,7 @@
 //! The instrument's knobs: transport (step, play, scrub), what to run (scenario, seed), the
 //! two toggles (language, vocabulary), and "break it on purpose".
 
-use super::app::{Lab, SPEEDS, SPEED_LABELS};
+use super::app::{focus_after_render, Lab, SPEEDS, SPEED_LABELS};
 use super::i18n::{Lang, Vocab};
 use super::timeline::clock;
 use super::url_state;
@@ -39,11 +39,7 @@ impl StepButtons {
             Transport::Forward if cursor >= n => self.back,
             _ => return,
         };
-        request_animation_frame(move || {
-            if let Some(b) = other.get_untracked() {
-                let _ = b.focus();
-            }
-        });
+        focus_after_render(move || other.get_untracked().map(Into::into));
     }
 }
 

@@ -5,7 +5,7 @@
 //! each "show me" is a button with `data-go="?scenario=…&cfg=…"` (markup of our own, written
 //! and escaped by the generator).
 
-use super::app::{reveal_stage, tr, Lab};
+use super::app::{focus_after_render, reveal_stage, tr, Lab};
 use super::i18n::Lang;
 use super::insight::{self, Parts};
 use leptos::prelude::*;
@@ -47,11 +47,7 @@ pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl Into
                 Ok((zh, en)) => {
                     text.try_set(Text::Ready { zh, en });
                     if focus_when_ready.try_get_value() == Some(true) {
-                        request_animation_frame(move || {
-                            if let Some(el) = lessons_body.get_untracked() {
-                                let _ = el.focus();
-                            }
-                        });
+                        focus_after_render(move || lessons_body.get_untracked().map(Into::into));
                     }
                 }
                 Err(why) => {

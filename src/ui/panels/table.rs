@@ -84,11 +84,7 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
             return;
         };
         // After the page has re-rendered (the other button may still be disabled now).
-        request_animation_frame(move || {
-            if let Some(b) = other.get_untracked() {
-                let _ = b.focus();
-            }
-        });
+        crate::ui::app::focus_after_render(move || other.get_untracked().map(Into::into));
     };
     view! {
         <section class="panel table" data-testid="table">
