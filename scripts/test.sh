@@ -20,6 +20,7 @@ echo "ok"
 
 step "native tests"
 cargo test --all-targets
+cargo test --doc
 
 step "wasm tests in headless Chromium"
 cargo test --target wasm32-unknown-unknown --test web

@@ -4,6 +4,7 @@
 pub mod insight;
 pub mod lessons;
 pub mod link;
+pub mod markup;
 pub mod playback;
 pub mod run_file;
 pub mod sim;
