@@ -20,7 +20,8 @@
 //!
 //! The page's only markup sinks take an `Html` (`src/ui/markup.rs`); a test checks that no
 //! other file sets inner HTML. The worker's answer crosses a thread as a string and becomes
-//! `Html` again in one named place, [`Html::from_insight_worker`].
+//! `Html` again in one named place, [`Html::from_insight_worker`]; the lessons' text, a file
+//! made at build time, in another, [`Html::from_lessons_asset`].
 
 use std::fmt;
 
@@ -77,6 +78,12 @@ impl Html {
     /// `Html`, see `insight::answer`). The page's only way to turn a string into markup.
     pub fn from_insight_worker(answer_part: &str) -> Html {
         Html(answer_part.to_string())
+    }
+
+    /// The lessons' text, fetched from `lessons.html` beside the page (made from
+    /// `src/lessons.rs` as `Html` by `tests/lessons_asset.rs`, which fails when it is stale).
+    pub fn from_lessons_asset(half: &str) -> Html {
+        Html(half.to_string())
     }
 
     #[doc(hidden)]
@@ -206,7 +213,9 @@ macro_rules! html {
             $crate::markup::holes_are_positional($template),
             "html!: a named hole would skip escaping: write an empty hole and pass the value after the template"
         );
-        $crate::markup::Html::__from_args(format_args!($template $(, $crate::markup::Hole::hole(&$value))*))
+        // Bound first: the holes' temporaries end here, before the caller's locals do.
+        let markup = $crate::markup::Html::__from_args(format_args!($template $(, $crate::markup::Hole::hole(&$value))*));
+        markup
     }};
 }
 
@@ -218,7 +227,7 @@ macro_rules! html_write {
             $crate::markup::holes_are_positional($template),
             "html_write!: a named hole would skip escaping: write an empty hole and pass the value after the template"
         );
-        $crate::markup::Html::__push_args(&mut $out, format_args!($template $(, $crate::markup::Hole::hole(&$value))*))
+        $crate::markup::Html::__push_args(&mut $out, format_args!($template $(, $crate::markup::Hole::hole(&$value))*));
     }};
 }
 

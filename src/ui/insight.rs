@@ -8,6 +8,7 @@
 
 use super::app::Lab;
 use super::url_state;
+use crate::markup::Html;
 use crate::sim::scenario::Command;
 use leptos::prelude::*;
 use leptos::wasm_bindgen::closure::Closure;
@@ -55,12 +56,12 @@ fn identity(el: &web_sys::Element) -> Option<String> {
 
 /// Writes markup into a part of the panel (plain DOM: no signal, no re-render). If the focus
 /// was inside, it moves to the same control in the new markup, or to the part itself.
-fn show(part: NodeRef<leptos::html::Div>, markup: &str) {
+fn show(part: NodeRef<leptos::html::Div>, markup: &Html) {
     let Some(el) = part.get_untracked() else { return };
     let doc = web_sys::window().and_then(|w| w.document());
     let active = doc.as_ref().and_then(|d| d.active_element()).filter(|a| el.contains(Some(a)));
     let had_focus = active.as_ref().map(identity);
-    el.set_inner_html(markup);
+    super::markup::replace(&el, markup);
     if let Some(id) = had_focus {
         focus_control(&el, id.as_deref());
     }
@@ -88,9 +89,9 @@ fn on_answer(text: &str) {
         let Some(c) = c else { return };
         if c.key != key {
             c.key = key.to_string();
-            show(c.parts.controls, controls);
+            show(c.parts.controls, &Html::from_insight_worker(controls));
         }
-        show(c.parts.body, body);
+        show(c.parts.body, &Html::from_insight_worker(body));
         if std::mem::take(&mut c.focus_tab) {
             if let Some(el) = c.parts.controls.get_untracked() {
                 focus_control(&el, None);

@@ -8,9 +8,10 @@
 use super::app::{focus_after_render, reveal_stage, tr, Lab};
 use super::i18n::Lang;
 use super::insight::{self, Parts};
+use super::markup::Markup;
+use crate::markup::Html;
 use leptos::prelude::*;
 use leptos::wasm_bindgen::JsCast;
-use std::sync::Arc;
 
 /// Where the lessons are, next to index.html (relative, so sub-paths work).
 pub const ASSET: &str = "lessons.html";
@@ -20,7 +21,7 @@ pub const ASSET: &str = "lessons.html";
 enum Text {
     Closed,
     Loading,
-    Ready { zh: Arc<str>, en: Arc<str> },
+    Ready { zh: Html, en: Html },
 }
 
 /// The insight panel's shell, and the lessons under it.
@@ -40,7 +41,7 @@ pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl Into
         fetch(ASSET, move |got: Result<String, String>| {
             let halves = got.and_then(|t| {
                 t.split_once("<!--en-->")
-                    .map(|(zh, en)| (Arc::from(zh), Arc::from(en)))
+                    .map(|(zh, en)| (Html::from_lessons_asset(zh), Html::from_lessons_asset(en)))
                     .ok_or_else(|| "not a lessons file".to_string())
             });
             match halves {
@@ -77,8 +78,14 @@ pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl Into
     let zh = move || lab.lang.get() == Lang::Zh;
     let body = move || {
         text.with(|t| match t {
-            Text::Ready { zh: z, en: e } => Some(if zh() { z.to_string() } else { e.to_string() }),
-            _ => None,
+            Text::Ready { zh: z, en: e } => {
+                if zh() {
+                    z.clone()
+                } else {
+                    e.clone()
+                }
+            }
+            _ => Html::new(),
         })
     };
     view! {
@@ -109,7 +116,7 @@ pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl Into
                     }.into_any(),
                     1 => view! { <p class="hint" role="status">"…"</p> }.into_any(),
                     _ => view! {
-                        <div data-testid="lessons-body" tabindex="-1" node_ref=lessons_body inner_html=body></div>
+                        <Markup attr:data-testid="lessons-body" attr:tabindex="-1" node_ref=lessons_body draw=body/>
                     }.into_any(),
                 }}
             </section>

@@ -10,6 +10,7 @@
 //! i18n.rs       中文 / English × metaphor / technical; the narration
 //! insight.rs    the insight panel (views computed by a Web Worker: src/insight/)
 //! lessons.rs    the lessons panel (its text is fetched when opened: dist/lessons.html)
+//! markup.rs     the only places markup enters the page (each takes an `Html`)
 //! i18n_scale.rs the same for relays with locks, archive, wrong turns, reconciler, 2PC
 //! url_state     the share link (src/link.rs, shared with the insight worker)
 
@@ -19,6 +20,7 @@ pub mod i18n;
 pub mod i18n_scale;
 pub mod insight;
 pub mod lessons;
+pub mod markup;
 pub mod panels;
 pub mod scene;
 pub mod timeline;

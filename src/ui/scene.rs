@@ -5,13 +5,15 @@
 
 use super::app::Lab;
 use super::i18n::{bubble, Words};
+use super::markup::{Markup, SvgMarkup};
 use super::timeline::{clock, touched_msg, Frame};
+use crate::markup::Html;
 use crate::sim::event::Actor;
 use crate::sim::event::{DeliveryCause, EventKind};
 use crate::sim::outbox_table::{OutboxRow, Status};
 use crate::ui::app::tr;
+use crate::{html, html_write};
 use leptos::prelude::*;
-use std::fmt::Write;
 
 /// Tickets drawn on the rack and in the tray (the rest are counted).
 const RACK_SLOTS: usize = 15;
@@ -73,26 +75,26 @@ pub fn Scene(lab: Lab) -> impl IntoView {
         let w = lab.words();
         f.with(|f| {
             let n = f.world.relays.first().map_or(0, |r| r.batch.len());
-            let mut o = format!(
-                r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#,
-                esc(w.t("runner"))
-            );
+            let mut o =
+                html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, w.t("runner"));
             if f.world.relays.first().is_some_and(|r| r.paused_until_ms.is_some()) {
-                o.push_str(&format!(
+                html_write!(
+                    o,
                     r#"<text x="20" y="132" class="crash-mark" data-testid="stalled">{}</text>"#,
-                    esc(w.t("stalled"))
-                ));
+                    w.t("stalled")
+                );
             }
             if n > 0 {
-                o.push_str(&format!(r#"<g class="carry" data-testid="carrying" data-count="{n}">"#));
+                html_write!(o, r#"<g class="carry" data-testid="carrying" data-count="{}">"#, n);
                 for i in 0..n.min(5) as i32 {
-                    o.push_str(&format!(
+                    html_write!(
+                        o,
                         r#"<rect x="{}" y="{}" width="18" height="22" rx="2" class="ticket pending"/>"#,
                         30 + i * 3,
                         190 - i * 3
-                    ));
+                    );
                 }
-                o.push_str(&format!(r#"<text x="44" y="230" class="count">×{n}</text></g>"#));
+                html_write!(o, r#"<text x="44" y="230" class="count">×{}</text></g>"#, n);
             }
             o
         })
@@ -123,7 +125,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                 class=move || if phone.get() { "scene phone" } else { "scene" }
                 data-layout=move || if phone.get() { "phone" } else { "wide" }
             >
-                <g class="drawn" inner_html=body></g>
+                <SvgMarkup attr:class="drawn" draw=body/>
                 <g class="relay-place"><g class=runner_class data-testid="runner"
                     data-at=move || if at_window() { "window" } else { "rack" }
                     style:transform=move || if at_window() { "translate(70px, 0px)" } else { "translate(0px, 0px)" }>
@@ -132,11 +134,11 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                         <rect x="8" y="185" width="24" height="34" rx="6" class="person"/>
                         <line x1="12" y1="219" x2="8" y2="244" class="leg"/>
                         <line x1="28" y1="219" x2="32" y2="244" class="leg"/>
-                        <g inner_html=runner_view></g>
+                        <SvgMarkup draw=runner_view/>
                     </g>
                 </g></g>
             </svg>
-            <p class="legend" data-testid="legend" inner_html=move || legend(lab.words())></p>
+            <Markup attr:class="legend" attr:data-testid="legend" draw=move || legend(lab.words())/>
         </section>
     }
 }
@@ -155,22 +157,19 @@ fn runner_at_window(f: &Frame) -> bool {
 }
 
 /// What the colours and marks on the stage mean.
-fn legend(w: Words) -> String {
-    let mut o = String::new();
+fn legend(w: Words) -> Html {
+    let mut o = Html::new();
     for s in Status::ALL {
-        o.push_str(&format!(
-            r#"<span class="key"><i class="swatch {}"></i>{}</span>"#,
-            status_class(s),
-            status_word(w, s)
-        ));
+        html_write!(o, r#"<span class="key"><i class="swatch {}"></i>{}</span>"#, status_class(s), status_word(w, s));
     }
-    o.push_str(&format!(
+    html_write!(
+        o,
         r#"<span class="key"><i class="swatch next"></i>{}</span><span class="key"><i class="swatch again"></i>{}</span><span class="key">↻ {} · @ {}</span>"#,
         w.pick("下一轮会被取走", "下一轮扫描会选中", "taken on the next round", "picked by the next scan"),
         w.pick("重复/重投的副本", "重复投递/重投", "a second copy", "duplicate / redelivery"),
         w.pick("重试次数", "retry_count", "retries", "retry_count"),
         w.pick("下次再试的时刻", "next_retry_at", "next try at", "next_retry_at"),
-    ));
+    );
     o
 }
 
@@ -203,9 +202,6 @@ pub fn short_count(n: u64) -> String {
     }
 }
 
-/// Escapes text for the SVG markup below (the same escaper as the insight views).
-pub use crate::insight::esc;
-
 /// The still parts of the stage: furniture, people, frames.
 const FURNITURE: &str = r#"<g class="order_service furniture"><circle cx="55" cy="66" r="13" class="person"/><rect x="42" y="80" width="26" height="30" rx="6" class="person"/><rect x="15" y="110" width="175" height="24" rx="3" class="desk"/><g class="db" transform="translate(60,170)"><path d="M0 8 v48 a40 8 0 0 0 80 0 v-48" class="db-body"/><ellipse cx="40" cy="8" rx="40" ry="8" class="db-top"/></g></g><g class="outbox_table furniture"><rect x="210" y="28" width="290" height="228" rx="6" class="board"/><line x1="214" y1="50" x2="496" y2="50" class="wire"/><line x1="214" y1="114" x2="496" y2="114" class="wire"/><line x1="214" y1="178" x2="496" y2="178" class="wire"/></g><g class="dead_letter furniture"><rect x="210" y="268" width="290" height="58" rx="6" class="tray"/></g><g class="broker furniture"><rect x="645" y="28" width="130" height="228" rx="6" class="frame"/></g><g class="consumer furniture"><rect x="936" y="40" width="28" height="12" rx="4" class="hat"/><line x1="845" y1="190" x2="845" y2="250" class="pin"/><rect x="820" y="250" width="50" height="6" rx="2" class="pin-base"/><path d="M928 212 h44 l-6 40 h-32 z" class="basket-body"/></g><path d="M190 120 L208 120" class="flow"/><path d="M500 140 L515 140" class="flow"/><path d="M775 132 L830 132" class="flow"/>"#;
 
@@ -216,7 +212,7 @@ struct Stage<'a> {
     w: Words,
     current: Option<&'a EventKind>,
     touched: Option<u64>,
-    o: String,
+    o: Html,
 }
 
 /// " acting" if the current event is `actor`'s (its label lights up).
@@ -229,17 +225,17 @@ fn acting(current: Option<&EventKind>, actor: Actor) -> &'static str {
 }
 
 /// A text of the stage, escaped.
-fn label(o: &mut String, x: i32, y: i32, class: &str, testid: &str, text: &str) {
-    let _ = write!(o, r#"<text x="{x}" y="{y}" class="{class}" data-testid="{testid}">{}</text>"#, esc(text));
+fn label(o: &mut Html, x: i32, y: i32, class: &'static str, testid: &'static str, text: &str) {
+    html_write!(*o, r#"<text x="{}" y="{}" class="{}" data-testid="{}">{}</text>"#, x, y, class, testid, text);
 }
 
 /// Everything on the stage but the runner, from one frame, as SVG markup: the clock and the
 /// furniture, then each place in data-flow order, then the bubble over whoever acted.
-pub fn draw(f: &Frame, w: Words) -> String {
+pub fn draw(f: &Frame, w: Words) -> Html {
     let current = f.event.as_ref().map(|e| &e.kind);
-    let mut stage = Stage { f, w, current, touched: current.and_then(touched_msg), o: String::with_capacity(8192) };
+    let mut stage = Stage { f, w, current, touched: current.and_then(touched_msg), o: Html::new() };
     stage.clock();
-    stage.o.push_str(FURNITURE);
+    stage.o.push_lit(FURNITURE);
     stage.cashier();
     stage.rack();
     stage.dead_tray();
@@ -252,7 +248,7 @@ pub fn draw(f: &Frame, w: Words) -> String {
 impl Stage<'_> {
     /// The simulated time, bottom left (on a phone, under the cashier).
     fn clock(&mut self) {
-        let _ = write!(
+        html_write!(
             self.o,
             r#"<g class="clock-place"><text x="8" y="332" class="clock-big" data-testid="scene-clock">{}</text></g>"#,
             clock(self.f.now_ms)
@@ -263,95 +259,105 @@ impl Stage<'_> {
     fn cashier(&mut self) {
         let (f, w, current) = (self.f, self.w, self.current);
         let o = &mut self.o;
-        let _ = write!(o, r#"<g class="order_service actor{}">"#, acting(current, Actor::OrderService));
+        html_write!(*o, r#"<g class="order_service actor{}">"#, acting(current, Actor::OrderService));
         label(o, 100, 18, "label", "label-cashier", w.t("cashier"));
         label(o, 100, 206, "db-label", "label-orders", w.t("orders_db"));
         label(o, 100, 222, "db-count", "orders-count", &f.world.order_db.orders.len().to_string());
         if let Some(tx) = f.world.order_db.open_txs.values().next() {
-            let _ = write!(
-                o,
+            html_write!(
+                *o,
                 r#"<g transform="translate(95,48)"><g class="ticket open-tx" data-testid="open-tx"><rect width="80" height="54" rx="3"/><text x="40" y="13" class="key">{}</text><text x="40" y="27" class="st">{} orders</text><text x="40" y="40" class="st">{} outbox</text><text x="40" y="51" class="retry">{}</text></g></g>"#,
-                esc(&short_key(&tx.biz_key, 11)),
+                short_key(&tx.biz_key, 11),
                 if tx.order.is_some() { "✓" } else { "…" },
                 if tx.message.is_some() { "✓" } else { "…" },
-                esc(w.t("open_tx"))
+                w.t("open_tx")
             );
         }
         if let Some(EventKind::TransactionRolledBack { biz_key, .. }) = current {
-            let _ = write!(
-                o,
+            html_write!(
+                *o,
                 r#"<g transform="translate(95,48)"><g class="ticket torn" data-testid="torn"><rect width="80" height="54" rx="3"/><path d="M0 27 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6 l10 -6 l10 6" class="tear"/><text x="40" y="15" class="key">{}</text><text x="40" y="46" class="st">ROLLBACK ✗</text></g></g>"#,
-                esc(&short_key(biz_key, 11))
+                short_key(biz_key, 11)
             );
         }
-        o.push_str("</g>");
+        o.push_lit("</g>");
     }
 
     /// The ticket rack: the message table's live rows (and recently finished ones), marked as the next scan picks them.
     fn rack(&mut self) {
-        let (f, w, touched) = (self.f, self.w, self.touched);
-        let o = &mut self.o;
+        let (f, w) = (self.f, self.w);
         let (rows, more) = rack_rows(f);
         let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
         let carried: Vec<u64> = f.world.relays.first().map(|r| r.batch.iter().copied().collect()).unwrap_or_default();
-        o.push_str(r#"<g class="outbox_table actor">"#);
-        label(o, 355, 18, "label", "label-rack", w.t("rack"));
+        self.o.push_lit(r#"<g class="outbox_table actor">"#);
+        label(&mut self.o, 355, 18, "label", "label-rack", w.t("rack"));
         for (i, row) in rows.iter().enumerate() {
-            let x = 218 + (i % 5) as i32 * 56;
-            let y = 58 + (i / 5) as i32 * 64;
-            let _ = write!(
-                o,
-                r#"<g transform="translate({x},{y})"><g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
-                status_class(row.status),
-                if Some(row.id) == touched { " changed" } else { "" },
-                if picked.contains(&row.id) && row.status == Status::Pending { " next-pick" } else { "" },
-                if carried.contains(&row.id) { " carried" } else { "" },
-                row.status.as_str(),
-                row.id,
-                esc(&short_key(&row.biz_key, 6)),
-                status_word(w, row.status)
-            );
-            if row.retry_count > 0 {
-                let _ = write!(o, r#"<text x="25" y="41" class="retry">↻{}</text>"#, row.retry_count);
-                if row.status == Status::Pending {
-                    let _ =
-                        write!(o, r#"<text x="25" y="52" class="clock">@{}</text>"#, short_clock(row.next_retry_at_ms));
-                }
-            }
-            o.push_str("</g></g>");
+            let marks = [
+                (Some(row.id) == self.touched, " changed"),
+                (picked.contains(&row.id) && row.status == Status::Pending, " next-pick"),
+                (carried.contains(&row.id), " carried"),
+            ];
+            self.ticket(i, row, marks.map(|(on, mark)| if on { mark } else { "" }));
         }
         if more > 0 {
-            let _ = write!(
-                o,
-                r#"<text x="490" y="250" class="more" text-anchor="end">+{more} {}</text>"#,
-                esc(w.t("more"))
+            html_write!(
+                self.o,
+                r#"<text x="490" y="250" class="more" text-anchor="end">+{} {}</text>"#,
+                more,
+                w.t("more")
             );
         }
-        o.push_str("</g>");
+        self.o.push_lit("</g>");
+    }
+
+    /// One ticket of the rack, in place `i` (five to a row), with its marks (" changed"…).
+    fn ticket(&mut self, i: usize, row: &OutboxRow, marks: [&str; 3]) {
+        let o = &mut self.o;
+        html_write!(
+            *o,
+            r#"<g transform="translate({},{})"><g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
+            218 + (i % 5) as i32 * 56,
+            58 + (i / 5) as i32 * 64,
+            status_class(row.status),
+            marks[0],
+            marks[1],
+            marks[2],
+            row.status.as_str(),
+            row.id,
+            short_key(&row.biz_key, 6),
+            status_word(self.w, row.status)
+        );
+        if row.retry_count > 0 {
+            html_write!(*o, r#"<text x="25" y="41" class="retry">↻{}</text>"#, row.retry_count);
+            if row.status == Status::Pending {
+                html_write!(*o, r#"<text x="25" y="52" class="clock">@{}</text>"#, short_clock(row.next_retry_at_ms));
+            }
+        }
+        o.push_lit("</g></g>");
     }
 
     /// The dead-letter tray.
     fn dead_tray(&mut self) {
         let (f, w, touched) = (self.f, self.w, self.touched);
         let o = &mut self.o;
-        o.push_str(r#"<g class="dead_letter actor">"#);
-        let _ = write!(
-            o,
+        o.push_lit(r#"<g class="dead_letter actor">"#);
+        html_write!(
+            *o,
             r#"<text x="218" y="284" class="label small" text-anchor="start" data-testid="label-dead">{}</text>"#,
-            esc(w.t("dead_tray"))
+            w.t("dead_tray")
         );
         for (i, r) in f.world.order_db.outbox.dead_rows(TRAY_SLOTS).enumerate() {
-            let _ = write!(
-                o,
-                r#"<g transform="translate({dx},292)"><g class="ticket dead{ch}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
-                esc(&short_key(&r.biz_key, 5)),
-                r.retry_count,
-                ch = if Some(r.id) == touched { " changed" } else { "" },
-                dx = 222 + i * 34,
+            html_write!(
+                *o,
+                r#"<g transform="translate({},292)"><g class="ticket dead{}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
+                222 + i * 34,
+                if Some(r.id) == touched { " changed" } else { "" },
+                short_key(&r.biz_key, 5),
+                r.retry_count
             );
         }
-        let _ = write!(
-            o,
+        html_write!(
+            *o,
             r#"<text x="492" y="286" text-anchor="end" class="count" data-testid="dead-count">{}</text></g>"#,
             f.world.order_db.outbox.count(Status::Dead)
         );
@@ -362,17 +368,17 @@ impl Stage<'_> {
         let (f, w, current) = (self.f, self.w, self.current);
         let o = &mut self.o;
         let down = f.world.broker.is_down(f.now_ms);
-        let _ = write!(
-            o,
+        html_write!(
+            *o,
             r#"<g class="broker actor{}{}">"#,
             if down { " down" } else { "" },
             acting(current, Actor::Broker)
         );
         label(o, 710, 18, "label", "label-window", w.t("window"));
-        let _ = write!(
-            o,
+        html_write!(
+            *o,
             r#"<text x="710" y="272" class="sub">{} <tspan data-testid="inflight-count">{}</tspan></text>"#,
-            esc(w.t("in_flight")),
+            w.t("in_flight"),
             f.world.broker.unacked.len()
         );
         for (i, u) in f.world.broker.unacked.values().take(WINDOW_SLOTS).enumerate() {
@@ -382,146 +388,161 @@ impl Stage<'_> {
                 1 => "→".to_string(),
                 n => format!("↻ ×{n}"),
             };
-            let _ = write!(
-                o,
-                r#"<g transform="translate(660,{dy})"><g class="ticket sent inflight{again}" data-testid="inflight"><rect width="100" height="32" rx="3"/><text x="50" y="14" class="key">{}</text><text x="50" y="27" class="retry">{note}</text></g></g>"#,
-                esc(&short_key(&u.biz_key, 13)),
-                again = if copies > 1 { " redelivered" } else { "" },
-                dy = 54 + i * 38,
+            html_write!(
+                *o,
+                r#"<g transform="translate(660,{})"><g class="ticket sent inflight{}" data-testid="inflight"><rect width="100" height="32" rx="3"/><text x="50" y="14" class="key">{}</text><text x="50" y="27" class="retry">{}</text></g></g>"#,
+                54 + i * 38,
+                if copies > 1 { " redelivered" } else { "" },
+                short_key(&u.biz_key, 13),
+                note
             );
         }
         if down {
-            o.push_str(
+            o.push_lit(
                 r#"<g class="shutter" data-testid="shutter"><rect x="645" y="28" width="130" height="228" rx="6"/>"#,
             );
             for i in 0..9 {
-                let _ = write!(o, r#"<line x1="645" y1="{y}" x2="775" y2="{y}"/>"#, y = 40 + i * 24);
+                let y = 40 + i * 24;
+                html_write!(*o, r#"<line x1="645" y1="{}" x2="775" y2="{}"/>"#, y, y);
             }
-            let _ = write!(o, r#"<text x="710" y="150" class="closed">{}</text></g>"#, esc(w.t("closed")));
+            html_write!(*o, r#"<text x="710" y="150" class="closed">{}</text></g>"#, w.t("closed"));
         }
         if let Some(EventKind::MessageDelivered { biz_key, cause, .. }) = current {
-            let _ = write!(
-                o,
+            html_write!(
+                *o,
                 r#"<g class="delivery-place"><g class="ticket sent flying{}" data-testid="delivery"><rect x="772" y="120" width="46" height="26" rx="3"/><text x="795" y="137" class="key">{}</text></g></g>"#,
                 if *cause != DeliveryCause::First { " dup" } else { "" },
-                esc(&short_key(biz_key, 6))
+                short_key(biz_key, 6)
             );
         }
-        o.push_str("</g>");
+        o.push_lit("</g>");
     }
 
-    /// The kitchen (the consumer): the chef, the order spike (dedup keys), the waste basket (skipped repeats), the counts.
+    /// The kitchen (the consumer): the chef, the order spike (dedup keys), the waste basket
+    /// (skipped repeats), the counts.
     fn kitchen(&mut self) {
         let (f, w, current) = (self.f, self.w, self.current);
-        let o = &mut self.o;
         let crashed = f.world.consumer.down_until_ms.is_some();
-        let _ = write!(
-            o,
+        html_write!(
+            self.o,
             r#"<g class="consumer actor{}{}">"#,
             if crashed { " crashed" } else { "" },
             acting(current, Actor::Consumer)
         );
-        label(o, 890, 18, "label", "label-kitchen", w.t("kitchen"));
-        o.push_str(r#"<circle cx="950" cy="66" r="13" class="person chef"/><rect x="937" y="80" width="26" height="30" rx="6" class="person chef"/>"#);
+        label(&mut self.o, 890, 18, "label", "label-kitchen", w.t("kitchen"));
+        self.o.push_lit(r#"<circle cx="950" cy="66" r="13" class="person chef"/><rect x="937" y="80" width="26" height="30" rx="6" class="person chef"/>"#);
         if crashed {
-            label(o, 945, 150, "crash-mark", "crashed", w.t("crashed"));
+            label(&mut self.o, 945, 150, "crash-mark", "crashed", w.t("crashed"));
         }
-        let _ = write!(
-            o,
+        self.spike();
+        self.kitchen_counts();
+        self.o.push_lit("</g>");
+    }
+
+    /// The order spike: the most recent dedup keys (the consumer's processed-keys table).
+    fn spike(&mut self) {
+        let (f, w, current) = (self.f, self.w, self.current);
+        let o = &mut self.o;
+        html_write!(
+            *o,
             r#"<g class="spike{}" data-testid="spike"><text x="845" y="180" class="label small">{}</text>"#,
             if f.config.idempotent { "" } else { " off" },
-            esc(w.t("spike"))
+            w.t("spike")
         );
         let spiked = &f.world.consumer.recent_keys;
-        let n = f.world.consumer.dedup.len();
         let just_spiked = match current {
             Some(EventKind::EffectApplied { biz_key, recorded_key: true, .. }) => Some(biz_key.as_str()),
             _ => None,
         };
         for (i, k) in spiked.iter().skip(spiked.len().saturating_sub(SPIKE_SLOTS)).enumerate() {
-            let _ = write!(
-                o,
-                r#"<g transform="translate(823,{dy})"><g class="ticket done spiked{ch}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
-                esc(&short_key(k, 6)),
-                ch = if just_spiked == Some(k.as_str()) { " changed" } else { "" },
-                dy = 232 - i * 14
+            html_write!(
+                *o,
+                r#"<g transform="translate(823,{})"><g class="ticket done spiked{}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
+                232 - i * 14,
+                if just_spiked == Some(k.as_str()) { " changed" } else { "" },
+                short_key(k, 6)
             );
         }
         if let Some(EventKind::DuplicateSkipped { biz_key, .. }) = current {
-            let _ = write!(
-                o,
+            html_write!(
+                *o,
                 r#"<g transform="translate(930,204)"><g class="ticket sent binned" data-testid="binned"><rect width="40" height="14" rx="2"/><text x="20" y="11" class="key">{}</text></g></g>"#,
-                esc(&short_key(biz_key, 6))
+                short_key(biz_key, 6)
             );
         }
-        let _ = write!(
-            o,
+        html_write!(
+            *o,
             r#"<text x="872" y="254" class="count" text-anchor="start" data-testid="spike-count">{}</text></g>"#,
-            short_count(n as u64)
+            short_count(f.world.consumer.dedup.len() as u64)
         );
-        let _ = write!(
-            o,
+    }
+
+    /// The waste basket's count, the dishes served, and keys charged more than once.
+    fn kitchen_counts(&mut self) {
+        let (f, w) = (self.f, self.w);
+        let o = &mut self.o;
+        html_write!(
+            *o,
             r#"<g class="basket" data-testid="basket"><text x="950" y="204" class="label small">{}</text><text x="950" y="238" class="count" data-testid="basket-count">{}</text></g>"#,
-            esc(w.t("basket")),
+            w.t("basket"),
             short_count(f.world.counters.duplicates_skipped)
         );
-        let _ = write!(
-            o,
+        html_write!(
+            *o,
             r#"<text x="945" y="132" class="served" text-anchor="middle">{} <tspan data-testid="served-count">{}</tspan></text>"#,
-            esc(w.t("served")),
+            w.t("served"),
             f.world.counters.effects_applied
         );
-        // Keys charged more than once.
         let doubles = f.world.counters.double_charged_keys;
         if doubles > 0 {
-            let _ = write!(
-                o,
-                r#"<text x="945" y="166" class="double" text-anchor="middle" data-testid="double-effects">⚠ ×2: {doubles}</text>"#
+            html_write!(
+                *o,
+                r#"<text x="945" y="166" class="double" text-anchor="middle" data-testid="double-effects">⚠ ×2: {}</text>"#,
+                doubles
             );
         }
-        o.push_str("</g>");
     }
 
     /// A bubble over whoever acted, with a short word for the event.
     fn bubble(&mut self) {
-        let (f, w, current) = (self.f, self.w, self.current);
-        let o = &mut self.o;
-        if let Some(e) = current {
-            // Where the bubble goes, and the place it belongs to (it moves with it on a phone).
-            let (x, y, place) = match e.actor() {
-                Actor::OrderService => match e {
-                    EventKind::MessageDone { .. } => (355, 34, "outbox_table"),
-                    _ => (100, 34, "order_service"),
-                },
-                Actor::Relay => (if runner_at_window(f) { 610 } else { 540 }, 112, "relay-place"),
-                Actor::Broker => (710, 34, "broker"),
-                Actor::Consumer => (890, 34, "consumer"),
-                Actor::Lab | Actor::Reconciler => (572, 20, "relay-place"),
-                Actor::Coordinator => (100, 34, "order_service"),
-            };
-            let text = bubble(w, e);
-            let bad = matches!(
-                e,
-                EventKind::TransactionRolledBack { .. }
-                    | EventKind::PublishFailed { .. }
-                    | EventKind::MessageDead { .. }
-                    | EventKind::ConsumerCrashed { .. }
-                    | EventKind::BrokerWentDown { .. }
-                    | EventKind::AckLost { .. }
-                    | EventKind::EffectApplied { recorded_key: false, .. }
-            );
-            let width = (text.chars().map(|c| if c.is_ascii() { 7 } else { 13 }).sum::<i32>() + 16).max(40);
-            let _ = write!(
-                o,
-                r#"<g class="{place}"><g transform="translate({bx},{by})"><g class="bubble{}" data-testid="bubble" data-seq="{}"><rect width="{width}" height="20" rx="10"/><text x="{}" y="14">{}</text></g></g></g>"#,
-                if bad { " bad" } else { "" },
-                f.cursor,
-                width / 2,
-                esc(text),
-                bx = x - width / 2,
-                by = y - 14,
-            );
-        }
+        let (f, w) = (self.f, self.w);
+        let Some(e) = self.current else { return };
+        // Where the bubble goes, and the place it belongs to (it moves with it on a phone).
+        let (x, y, place) = match e.actor() {
+            Actor::OrderService => match e {
+                EventKind::MessageDone { .. } => (355, 34, "outbox_table"),
+                _ => (100, 34, "order_service"),
+            },
+            Actor::Relay => (if runner_at_window(f) { 610 } else { 540 }, 112, "relay-place"),
+            Actor::Broker => (710, 34, "broker"),
+            Actor::Consumer => (890, 34, "consumer"),
+            Actor::Lab | Actor::Reconciler => (572, 20, "relay-place"),
+            Actor::Coordinator => (100, 34, "order_service"),
+        };
+        let text = bubble(w, e);
+        let bad = matches!(
+            e,
+            EventKind::TransactionRolledBack { .. }
+                | EventKind::PublishFailed { .. }
+                | EventKind::MessageDead { .. }
+                | EventKind::ConsumerCrashed { .. }
+                | EventKind::BrokerWentDown { .. }
+                | EventKind::AckLost { .. }
+                | EventKind::EffectApplied { recorded_key: false, .. }
+        );
+        let width = (text.chars().map(|c| if c.is_ascii() { 7 } else { 13 }).sum::<i32>() + 16).max(40);
+        html_write!(
+            self.o,
+            r#"<g class="{}"><g transform="translate({},{})"><g class="bubble{}" data-testid="bubble" data-seq="{}"><rect width="{}" height="20" rx="10"/><text x="{}" y="14">{}</text></g></g></g>"#,
+            place,
+            x - width / 2,
+            y - 14,
+            if bad { " bad" } else { "" },
+            f.cursor,
+            width,
+            width / 2,
+            text
+        );
     }
 }
 

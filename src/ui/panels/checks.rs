@@ -1,14 +1,16 @@
 //! Invariant badges from the core's checker, the message state machine lighting the current
 //! transition, and the counts up to the cursor.
 
+use crate::html_write;
+use crate::markup::Html;
 use crate::sim::checker::ViolationKind;
 use crate::sim::event::EventKind;
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
+use crate::ui::markup::Markup;
 use crate::ui::timeline::{Frame, Run};
 use leptos::prelude::*;
-use std::fmt::Write;
 
 /// The badges the page shows, and which checker findings break each.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -150,8 +152,8 @@ pub fn Checks(lab: Lab) -> impl IntoView {
                     .collect_view()}
             </ul>
             <h3>{tr(lab, "states")}</h3>
-            <div class="fsm-wrap" data-testid="fsm" data-edge=move || edge().map(|e| e.0).unwrap_or("")
-                inner_html=move || fsm_svg(edge())></div>
+            <Markup attr:class="fsm-wrap" attr:data-testid="fsm" attr:data-edge=move || edge().map(|e| e.0).unwrap_or("")
+                draw=move || fsm_svg(edge())/>
             <h3>{tr(lab, "summary")}</h3>
             <table class="summary" data-testid="summary">
                 <tbody>
@@ -176,7 +178,7 @@ pub fn Checks(lab: Lab) -> impl IntoView {
 }
 
 /// The state machine PENDING → SENT → DONE / DEAD, with the event's edge and target lit.
-fn fsm_svg(edge: Option<(&'static str, Status)>) -> String {
+fn fsm_svg(edge: Option<(&'static str, Status)>) -> Html {
     let lit_edge = |name: &str| {
         if edge.is_some_and(|(e, _)| e == name) {
             " lit"
@@ -191,7 +193,7 @@ fn fsm_svg(edge: Option<(&'static str, Status)>) -> String {
             ""
         }
     };
-    let mut o = String::from(
+    let mut o = Html::lit(
         r#"<svg viewBox="0 0 400 130" class="fsm"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" class="arrowhead"/></marker></defs>"#,
     );
     for (name, d) in [
@@ -202,26 +204,30 @@ fn fsm_svg(edge: Option<(&'static str, Status)>) -> String {
         ("retry", "M70 24 C60 -4 104 -4 94 24"),
         ("pd", "M100 24 Q190 -14 300 24"),
     ] {
-        let _ = write!(
+        html_write!(
             o,
-            r#"<path d="{d}" class="edge{}{}" data-edge="{name}" marker-end="url(#arrow)"/>"#,
+            r#"<path d="{}" class="edge{}{}" data-edge="{}" marker-end="url(#arrow)"/>"#,
+            d,
             if name == "pd" { " faint" } else { "" },
-            lit_edge(name)
+            lit_edge(name),
+            name
         );
     }
     for (s, x, y) in
         [(Status::Pending, 46, 26), (Status::Sent, 166, 26), (Status::Done, 286, 26), (Status::Dead, 188, 92)]
     {
-        let _ = write!(
+        html_write!(
             o,
-            r#"<g class="state-node {}{}"><rect x="{x}" y="{y}" width="70" height="28" rx="14"/><text x="{}" y="{}">{}</text></g>"#,
+            r#"<g class="state-node {}{}"><rect x="{}" y="{}" width="70" height="28" rx="14"/><text x="{}" y="{}">{}</text></g>"#,
             s.as_str().to_ascii_lowercase(),
             lit_node(s),
+            x,
+            y,
             x + 35,
             y + 19,
             s.as_str()
         );
     }
-    o.push_str(r#"<text x="104" y="10" class="edge-label" text-anchor="start">retry_count+1</text></svg>"#);
+    o.push_lit(r#"<text x="104" y="10" class="edge-label" text-anchor="start">retry_count+1</text></svg>"#);
     o
 }

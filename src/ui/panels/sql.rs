@@ -1,11 +1,14 @@
 //! The SQL of the current event, for a PostgreSQL-style schema, with this event's values.
 //! Statements of the same local transaction are shown together; the current one is marked.
 
+use crate::markup::Html;
 use crate::sim::config::{Config, LockMode};
 use crate::sim::event::{DeliveryCause, Event, EventKind, RollbackCause};
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
+use crate::ui::markup::Markup;
 use crate::ui::timeline::{clock, Run};
+use crate::{html, html_write};
 use leptos::prelude::*;
 
 pub const DDL: &str = "-- order service database
@@ -352,21 +355,19 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
     view! {
         <section class="panel sql" data-testid="sql">
             <h2>{tr(lab, "sql")}</h2>
-            <pre class="code" data-testid="sql-text" inner_html=move || {
+            <Markup attr:class="code" attr:data-testid="sql-text" draw=move || {
                 let ls = lines();
                 if ls.is_empty() {
                     let at = lab.frame.with(|f| clock(f.now_ms));
-                    format!(r#"<span class="hint" data-testid="no-sql">{} ({at})</span>"#, lab.words().t("no_sql"))
+                    html!(r#"<span class="hint" data-testid="no-sql">{} ({})</span>"#, lab.words().t("no_sql"), at)
                 } else {
-                    let mut o = String::new();
+                    let mut o = Html::new();
                     for (s, current) in ls {
-                        o.push_str(if current { r#"<code class="stmt current">"# } else { r#"<code class="stmt">"# });
-                        o.push_str(&crate::ui::scene::esc(&s));
-                        o.push_str("\n</code>");
+                        html_write!(o, "<code class=\"stmt{}\">{}\n</code>", if current { " current" } else { "" }, s);
                     }
                     o
                 }
-            }></pre>
+            }/>
             <details class="ddl" prop:open=move || lab.cursor.get() == 0>
                 <summary>{tr(lab, "ddl")}</summary>
                 <pre class="code" data-testid="ddl">{DDL}</pre>
