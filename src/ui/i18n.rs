@@ -193,6 +193,34 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
 /// One sentence for one event. `key_of` maps a message id to its business key.
 pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
     use EventKind::*;
+    match &e.kind {
+        TransactionBegan { .. }
+        | OrderInserted { .. }
+        | MessageInserted { .. }
+        | OrderCommitted { .. }
+        | TransactionRolledBack { .. }
+        | MessageDone { .. } => order_service_line(w, e),
+        RelayScanned { .. }
+        | RelayScanStarted { .. }
+        | MessagePublished { .. }
+        | MessageMarkedSent { .. }
+        | PublishFailed { .. }
+        | MessageDead { .. }
+        | RelayBatchFinished { .. } => relay_line(w, e, key_of),
+        MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered | MessageAcked { .. } => {
+            broker_line(w, e, key_of)
+        }
+        EffectApplied { .. } | DuplicateSkipped { .. } | ConsumerCrashed { .. } | ConsumerRestarted => {
+            consumer_line(w, e)
+        }
+        Injected(injection) => narrate_injection(w, injection),
+        other => super::i18n_scale::narrate(w, other, key_of),
+    }
+}
+
+/// The cashier (the order service): the local transaction that writes the order and its message.
+fn order_service_line(w: Words, e: &Event) -> String {
+    use EventKind::*;
     let zh = w.lang == Lang::Zh;
     let m = w.vocab == Vocab::Metaphor;
     match &e.kind {
@@ -262,6 +290,27 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (false, false) => format!("ROLLBACK ({why}): neither order {biz_key} nor its message was stored"),
             }
         }
+        MessageDone { msg_id, biz_key } => match (zh, m) {
+            (true, true) => format!("后厨的回执到了收银台：{biz_key} 的存根盖上「完成」"),
+            (true, false) => format!("消费方确认送回：UPDATE outbox SET status='DONE'，消息 {msg_id}（{biz_key}）"),
+            (false, true) => {
+                format!("The kitchen's receipt reaches the cashier: the stub of {biz_key} is stamped \"done\"")
+            }
+            (false, false) => {
+                format!("Confirmation received: UPDATE outbox SET status='DONE' for message {msg_id} ({biz_key})")
+            }
+        },
+        // Not this actor's (`narrate` routes only the events above here).
+        other => super::i18n_scale::narrate(w, other, &|_| String::new()),
+    }
+}
+
+/// The runner (the relay): scans, publishes, marks, retries.
+fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
+    use EventKind::*;
+    let zh = w.lang == Lang::Zh;
+    let m = w.vocab == Vocab::Metaphor;
+    match &e.kind {
         RelayScanned { rows_examined, picked, index, .. } => {
             let k = picked.len();
             match (zh, m, k, *index) {
@@ -329,6 +378,17 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             (false, true) => format!("The runner's trip is over: {published} delivered, {failed} brought back"),
             (false, false) => format!("Batch finished: {published} published, {failed} failed"),
         },
+        // Not this actor's (`narrate` routes only the events above here).
+        other => super::i18n_scale::narrate(w, other, key_of),
+    }
+}
+
+/// The kitchen window (the MQ): deliveries, lost acks, outages.
+fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
+    use EventKind::*;
+    let zh = w.lang == Lang::Zh;
+    let m = w.vocab == Vocab::Metaphor;
+    match &e.kind {
         MessageDelivered { delivery_id, biz_key, cause, .. } => match (cause, zh, m) {
             (DeliveryCause::First, true, true) => format!("出菜窗口把 {biz_key} 的小票交给后厨"),
             (DeliveryCause::First, true, false) => format!("MQ 把 {biz_key} 投递给消费者（投递 {delivery_id}）"),
@@ -387,6 +447,26 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 "The MQ is back",
             )
             .to_string(),
+        MessageAcked { delivery_id, msg_id } => {
+            let k = key_of(*msg_id);
+            match (zh, m) {
+                (true, true) => format!("后厨回话「收到」，窗口划掉 {k}"),
+                (true, false) => format!("消费者 ACK 投递 {delivery_id}（{k}），MQ 删除这条消息"),
+                (false, true) => format!("The kitchen calls \"got it\"; the window crosses out {k}"),
+                (false, false) => format!("The consumer acks delivery {delivery_id} ({k}); the MQ drops the message"),
+            }
+        }
+        // Not this actor's (`narrate` routes only the events above here).
+        other => super::i18n_scale::narrate(w, other, key_of),
+    }
+}
+
+/// The kitchen (the consumer): effects, skipped repeats, crashes.
+fn consumer_line(w: Words, e: &Event) -> String {
+    use EventKind::*;
+    let zh = w.lang == Lang::Zh;
+    let m = w.vocab == Vocab::Metaphor;
+    match &e.kind {
         EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
             let a = money(*amount_cents);
             match (recorded_key, zh, m) {
@@ -420,15 +500,6 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 "INSERT … ON CONFLICT DO NOTHING affected 0 rows: {biz_key} was done before; skip the effect, just ack"
             ),
         },
-        MessageAcked { delivery_id, msg_id } => {
-            let k = key_of(*msg_id);
-            match (zh, m) {
-                (true, true) => format!("后厨回话「收到」，窗口划掉 {k}"),
-                (true, false) => format!("消费者 ACK 投递 {delivery_id}（{k}），MQ 删除这条消息"),
-                (false, true) => format!("The kitchen calls \"got it\"; the window crosses out {k}"),
-                (false, false) => format!("The consumer acks delivery {delivery_id} ({k}); the MQ drops the message"),
-            }
-        }
         ConsumerCrashed { delivery_id, restart_at_ms } => {
             let at = clock(*restart_at_ms);
             match (zh, m) {
@@ -445,18 +516,8 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         ConsumerRestarted => w
             .pick("后厨醒过来，回到岗位", "消费者重启完成", "The kitchen is back at work", "The consumer has restarted")
             .to_string(),
-        MessageDone { msg_id, biz_key } => match (zh, m) {
-            (true, true) => format!("后厨的回执到了收银台：{biz_key} 的存根盖上「完成」"),
-            (true, false) => format!("消费方确认送回：UPDATE outbox SET status='DONE'，消息 {msg_id}（{biz_key}）"),
-            (false, true) => {
-                format!("The kitchen's receipt reaches the cashier: the stub of {biz_key} is stamped \"done\"")
-            }
-            (false, false) => {
-                format!("Confirmation received: UPDATE outbox SET status='DONE' for message {msg_id} ({biz_key})")
-            }
-        },
-        Injected(injection) => narrate_injection(w, injection),
-        other => super::i18n_scale::narrate(w, other, key_of),
+        // Not this actor's (`narrate` routes only the events above here).
+        other => super::i18n_scale::narrate(w, other, &|_| String::new()),
     }
 }
 

@@ -179,6 +179,35 @@ for (const s of scenarios) {
   await shot('thousand-rows-index-order');
 }
 
+// ---- the message table's lines are keyed by row id ----
+{
+  // Step 36 of happy-path with 8 orders: row 0 was just marked SENT, rows 1-7 are PENDING.
+  await page.goto(`${url}?scenario=happy-path&cfg=orders:8&step=36&lang=en`);
+  await page.waitForSelector('[data-testid=outbox-row]');
+  const tag = () => page.$$eval('[data-testid=outbox-row]', (rows) => rows.forEach((r) => { r.__line = r.dataset.id; }));
+  const redrawn = () => page.$$eval('[data-testid=outbox-row]', (rows) => rows.filter((r) => r.__line !== r.dataset.id).map((r) => r.dataset.id));
+  const ids = () => page.$$eval('[data-testid=outbox-row]', (rows) => rows.map((r) => r.dataset.id).join(','));
+  await tag();
+  const before = await ids();
+  await page.click('[data-testid=order-index]');
+  const after = await ids();
+  ok(before !== after && (await redrawn()).length === 0 && after.split(',').sort().join() === before.split(',').sort().join(),
+    `index order moves the same row lines into its order, none redrawn (${before} → ${after})`);
+  await page.click('[data-testid=order-id]');
+  await page.evaluate(() => document.activeElement.blur()); // arrows on a focused button are the button's
+  // A step patches the line of the row it changed (same element, new status) and no other.
+  const statuses = () => page.$$eval('[data-testid=outbox-row]', (rows) => rows.map((r) => r.dataset.status).join(','));
+  const steps = [];
+  for (let i = 0; i < 6; i++) {
+    await tag();
+    const was = await statuses();
+    await page.keyboard.press('ArrowRight');
+    steps.push(`${(await redrawn()).length}/${was === (await statuses()) ? '=' : 'Δ'}`);
+  }
+  ok(steps.every((s) => s.startsWith('0/')) && steps.some((s) => s.endsWith('Δ')),
+    `stepping patches rows in their own lines, none swapped (${steps.join(' ')})`);
+}
+
 // ---- reduced motion: nothing moves by animation ----
 await page.emulateMedia({ reducedMotion: 'reduce' });
 await page.goto(`${url}?scenario=seed-demo&step=12`);
