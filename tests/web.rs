@@ -384,6 +384,8 @@ async fn every_scenario_can_be_picked_and_walked() {
     settle().await;
     for id in outbox_lab::sim::scenario::IDS {
         m.select("[data-testid=scenario]", id).await;
+        // A run that takes longer than a slice (a busy machine) plays on in the background.
+        loaded(&m).await;
         let sim = RunSpec::builtin(id, 1).unwrap().play().unwrap();
         assert_eq!(m.total(), sim.events().len(), "{id}");
         m.click("[data-testid=end]").await;

@@ -171,13 +171,20 @@ fn Choice(
 
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
-    let n = move || lab.events_len();
-    let title = move || {
-        lab.run.with(|r| match lab.lang.get() {
-            Lang::Zh => r.spec.scenario.title_zh.clone(),
-            Lang::En => r.spec.scenario.title_en.clone(),
-        })
-    };
+    view! {
+        <section class="controls" data-testid="controls">
+            <RunPicker lab=lab/>
+            <ScenarioNotes lab=lab/>
+            <TransportBar lab=lab/>
+            <Scrubber lab=lab/>
+            <p class="hint">{tr(lab, "keys_hint")}</p>
+        </section>
+    }
+}
+
+/// The run: scenario, seed; language and vocabulary; share, export, import.
+#[component]
+fn RunPicker(lab: Lab) -> impl IntoView {
     let share = move || url_state::to_query(&lab.url_state());
     // The run as a file (scenario, seed, step, settings, interventions): see crate::run_file.
     let export = move || {
@@ -191,19 +198,87 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             .map(|id| (id.to_string(), super::i18n::scenario_name(lang, id).unwrap_or(id).to_string()));
         (list.collect(), lab.run.with(|r| r.spec.scenario.id.clone()))
     });
-    let speeds = Signal::derive(move || {
-        let list = SPEED_LABELS.iter().enumerate().map(|(i, s)| (i.to_string(), s.to_string()));
-        (list.collect(), lab.speed.get().to_string())
-    });
     let choose_scenario = Callback::new(move |id: String| {
         let seed = lab.run.with_untracked(|r| r.spec.seed);
         lab.load(&id, seed);
     });
-    let choose_speed = Callback::new(move |i: String| {
-        if let Ok(i) = i.parse::<usize>() {
-            lab.speed.set(i.min(SPEEDS.len() - 1));
-        }
-    });
+    view! {
+        <div class="row pick">
+            <label>
+                {tr(lab, "scenario")} " "
+                <Choice testid="scenario" options=scenarios on_choose=choose_scenario/>
+            </label>
+            <label>
+                {tr(lab, "seed")} " "
+                <input
+                    type="number"
+                    min="0"
+                    class="seed"
+                    data-testid="seed"
+                    prop:value=move || lab.run.with(|r| r.spec.seed.to_string())
+                    on:change=move |ev| change_seed(lab, &event_target_value(&ev))
+                />
+            </label>
+            <span class="toggles">
+                <button
+                    class="toggle"
+                    data-testid="lang"
+                    title="中文 / English"
+                    on:click=move |_| lab.lang.update(|l| *l = if *l == Lang::Zh { Lang::En } else { Lang::Zh })
+                >
+                    {move || if lab.lang.get() == Lang::Zh { "English" } else { "中文" }}
+                </button>
+                <button
+                    class="toggle"
+                    data-testid="view"
+                    on:click=move |_| {
+                        lab.vocab.update(|v| *v = if *v == Vocab::Metaphor { Vocab::Tech } else { Vocab::Metaphor })
+                    }
+                >
+                    {move || {
+                        if lab.vocab.get() == Vocab::Metaphor {
+                            lab.words().t("vocab_tech")
+                        } else {
+                            lab.words().t("vocab_metaphor")
+                        }
+                    }}
+                </button>
+                <a class="share" data-testid="share" href=share>
+                    {tr(lab, "share")}
+                </a>
+                <a class="share" data-testid="export" download="outbox-lab-run.json" href=export>
+                    {tr(lab, "export")}
+                </a>
+                <label class="share import">
+                    {tr(lab, "import")}
+                    <input
+                        type="file"
+                        accept=".json,application/json"
+                        data-testid="import"
+                        on:change=move |ev| {
+                            use leptos::wasm_bindgen::JsCast;
+                            if let Some(input) =
+                                ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                            {
+                                import(lab, &input);
+                            }
+                        }
+                    />
+                </label>
+            </span>
+        </div>
+    }
+}
+
+/// The scenario's title and guide, and the settings that differ from its own.
+#[component]
+fn ScenarioNotes(lab: Lab) -> impl IntoView {
+    let title = move || {
+        lab.run.with(|r| match lab.lang.get() {
+            Lang::Zh => r.spec.scenario.title_zh.clone(),
+            Lang::En => r.spec.scenario.title_en.clone(),
+        })
+    };
     // Settings that differ from the scenario's own: its description speaks of those.
     let changed = move || {
         lab.run.with(|r| {
@@ -211,6 +286,30 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             diff.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
         })
     };
+    view! {
+        <p class="scenario-title" data-testid="scenario-title">{title}</p>
+        <p class="guide" data-testid="guide">
+            {move || lab.run.with(|r| super::i18n::guide(lab.lang.get(), &r.spec.scenario.id))}
+        </p>
+        <p class="guide changed" data-testid="changed-settings" hidden=move || changed().is_empty()>
+            {tr(lab, "changed_settings")} " " <code>{changed}</code>
+        </p>
+    }
+}
+
+/// Home, back, play/pause, forward, end, speed, reset.
+#[component]
+fn TransportBar(lab: Lab) -> impl IntoView {
+    let n = move || lab.events_len();
+    let speeds = Signal::derive(move || {
+        let list = SPEED_LABELS.iter().enumerate().map(|(i, s)| (i.to_string(), s.to_string()));
+        (list.collect(), lab.speed.get().to_string())
+    });
+    let choose_speed = Callback::new(move |i: String| {
+        if let Ok(i) = i.parse::<usize>() {
+            lab.speed.set(i.min(SPEEDS.len() - 1));
+        }
+    });
     let steps = StepButtons { back: NodeRef::new(), forward: NodeRef::new() };
     let button = move |t: Transport| {
         move |_| {
@@ -219,122 +318,56 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         }
     };
     view! {
-        <section class="controls" data-testid="controls">
-            <div class="row pick">
-                <label>
-                    {tr(lab, "scenario")} " "
-                    <Choice testid="scenario" options=scenarios on_choose=choose_scenario/>
-                </label>
-                <label>
-                    {tr(lab, "seed")} " "
-                    <input
-                        type="number"
-                        min="0"
-                        class="seed"
-                        data-testid="seed"
-                        prop:value=move || lab.run.with(|r| r.spec.seed.to_string())
-                        on:change=move |ev| change_seed(lab, &event_target_value(&ev))
-                    />
-                </label>
-                <span class="toggles">
-                    <button
-                        class="toggle"
-                        data-testid="lang"
-                        title="中文 / English"
-                        on:click=move |_| lab.lang.update(|l| *l = if *l == Lang::Zh { Lang::En } else { Lang::Zh })
-                    >
-                        {move || if lab.lang.get() == Lang::Zh { "English" } else { "中文" }}
-                    </button>
-                    <button
-                        class="toggle"
-                        data-testid="view"
-                        on:click=move |_| {
-                            lab.vocab.update(|v| *v = if *v == Vocab::Metaphor { Vocab::Tech } else { Vocab::Metaphor })
-                        }
-                    >
-                        {move || {
-                            if lab.vocab.get() == Vocab::Metaphor {
-                                lab.words().t("vocab_tech")
-                            } else {
-                                lab.words().t("vocab_metaphor")
-                            }
-                        }}
-                    </button>
-                    <a class="share" data-testid="share" href=share>
-                        {tr(lab, "share")}
-                    </a>
-                    <a class="share" data-testid="export" download="outbox-lab-run.json" href=export>
-                        {tr(lab, "export")}
-                    </a>
-                    <label class="share import">
-                        {tr(lab, "import")}
-                        <input
-                            type="file"
-                            accept=".json,application/json"
-                            data-testid="import"
-                            on:change=move |ev| {
-                                use leptos::wasm_bindgen::JsCast;
-                                if let Some(input) =
-                                    ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                                {
-                                    import(lab, &input);
-                                }
-                            }
-                        />
-                    </label>
-                </span>
-            </div>
-            <p class="scenario-title" data-testid="scenario-title">{title}</p>
-            <p class="guide" data-testid="guide">
-                {move || lab.run.with(|r| super::i18n::guide(lab.lang.get(), &r.spec.scenario.id))}
-            </p>
-            <p class="guide changed" data-testid="changed-settings" hidden=move || changed().is_empty()>
-                {tr(lab, "changed_settings")} " " <code>{changed}</code>
-            </p>
-            <div class="row transport">
-                <button data-testid="home" title=tr(lab, "home") aria-label=tr(lab, "home")
-                    on:click=button(Transport::Home)>"|◀"</button>
-                <button data-testid="back" title=tr(lab, "back") aria-label=tr(lab, "back") node_ref=steps.back
-                    disabled=move || lab.cursor.get() == 0 on:click=button(Transport::Back)>"◀"</button>
-                <button class="play" data-testid="play" on:click=button(Transport::Play)>
-                    {move || if lab.playing.get() { "❚❚ " } else { "▶ " }}
-                    {move || if lab.playing.get() { lab.words().t("pause") } else { lab.words().t("play") }}
-                </button>
-                <button data-testid="fwd" title=tr(lab, "fwd") aria-label=tr(lab, "fwd") node_ref=steps.forward
-                    disabled=move || { lab.cursor.get() >= n() } on:click=button(Transport::Forward)>"▶"</button>
-                <button data-testid="end" title=tr(lab, "end") aria-label=tr(lab, "end")
-                    on:click=button(Transport::End)>"▶|"</button>
-                <label class="speed">
-                    {tr(lab, "speed")} " "
-                    <Choice testid="speed" options=speeds on_choose=choose_speed/>
-                </label>
-                <button data-testid="reset" title=tr(lab, "reset") on:click=button(Transport::Reset)>
-                    {tr(lab, "reset")}
-                </button>
-            </div>
-            <div class="row scrub">
-                <input
-                    type="range"
-                    min="0"
-                    data-testid="scrubber"
-                    aria-label=tr(lab, "timeline")
-                    max=move || n().to_string()
-                    prop:value=move || lab.cursor.get().to_string()
-                    on:input=move |ev| {
-                        lab.playing.set(false);
-                        if let Ok(c) = event_target_value(&ev).parse::<usize>() {
-                            lab.go(c);
-                        }
+        <div class="row transport">
+            <button data-testid="home" title=tr(lab, "home") aria-label=tr(lab, "home")
+                on:click=button(Transport::Home)>"|◀"</button>
+            <button data-testid="back" title=tr(lab, "back") aria-label=tr(lab, "back") node_ref=steps.back
+                disabled=move || lab.cursor.get() == 0 on:click=button(Transport::Back)>"◀"</button>
+            <button class="play" data-testid="play" on:click=button(Transport::Play)>
+                {move || if lab.playing.get() { "❚❚ " } else { "▶ " }}
+                {move || if lab.playing.get() { lab.words().t("pause") } else { lab.words().t("play") }}
+            </button>
+            <button data-testid="fwd" title=tr(lab, "fwd") aria-label=tr(lab, "fwd") node_ref=steps.forward
+                disabled=move || { lab.cursor.get() >= n() } on:click=button(Transport::Forward)>"▶"</button>
+            <button data-testid="end" title=tr(lab, "end") aria-label=tr(lab, "end")
+                on:click=button(Transport::End)>"▶|"</button>
+            <label class="speed">
+                {tr(lab, "speed")} " "
+                <Choice testid="speed" options=speeds on_choose=choose_speed/>
+            </label>
+            <button data-testid="reset" title=tr(lab, "reset") on:click=button(Transport::Reset)>
+                {tr(lab, "reset")}
+            </button>
+        </div>
+    }
+}
+
+/// The timeline slider, the step and the simulated time.
+#[component]
+fn Scrubber(lab: Lab) -> impl IntoView {
+    let n = move || lab.events_len();
+    view! {
+        <div class="row scrub">
+            <input
+                type="range"
+                min="0"
+                data-testid="scrubber"
+                aria-label=tr(lab, "timeline")
+                max=move || n().to_string()
+                prop:value=move || lab.cursor.get().to_string()
+                on:input=move |ev| {
+                    lab.playing.set(false);
+                    if let Ok(c) = event_target_value(&ev).parse::<usize>() {
+                        lab.go(c);
                     }
-                />
-                <span class="position" data-testid="position">
-                    {tr(lab, "step")} " " <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
-                    <span data-testid="total">{n}</span> " · " {tr(lab, "time")} " "
-                    <b data-testid="clock">{move || clock(lab.frame.with(|f| f.now_ms))}</b>
-                </span>
-            </div>
-            <p class="hint">{tr(lab, "keys_hint")}</p>
-        </section>
+                }
+            />
+            <span class="position" data-testid="position">
+                {tr(lab, "step")} " " <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
+                <span data-testid="total">{n}</span> " · " {tr(lab, "time")} " "
+                <b data-testid="clock">{move || clock(lab.frame.with(|f| f.now_ms))}</b>
+            </span>
+        </div>
     }
 }
 
