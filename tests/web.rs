@@ -711,5 +711,8 @@ fn stage_counts_stay_short() {
     assert_eq!(short_count(9_999), "9999");
     assert_eq!(short_count(12_345), "12k");
     assert_eq!(short_count(1_234_567), "1.2M");
+    assert_eq!(short_count(999_949_999), "999.9M");
+    assert_eq!(short_count(999_950_000), "1.0G");
+    assert_eq!(short_count(u64::MAX), "18.4E");
     assert!((0..64).map(|k| 1u64 << k).all(|n| short_count(n).chars().count() <= 6));
 }

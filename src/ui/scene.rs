@@ -191,13 +191,16 @@ pub fn short_count(n: u64) -> String {
         0..=9_999 => n.to_string(),
         10_000..=999_999 => format!("{}k", n / 1_000),
         _ => {
-            let (mut value, mut unit) = (n as f64 / 1e6, 0);
+            // In tenths of the unit, rounded half up (integers: no float formatting in the page).
             const UNITS: [&str; 5] = ["M", "G", "T", "P", "E"];
-            while value >= 999.95 && unit < UNITS.len() - 1 {
-                value /= 1000.0;
+            let (mut scale, mut unit) = (1_000_000u128, 0);
+            let mut tenths = (u128::from(n) * 10 + scale / 2) / scale;
+            while tenths >= 10_000 && unit < UNITS.len() - 1 {
+                scale *= 1_000;
                 unit += 1;
+                tenths = (u128::from(n) * 10 + scale / 2) / scale;
             }
-            format!("{value:.1}{}", UNITS[unit])
+            format!("{}.{}{}", tenths / 10, tenths % 10, UNITS[unit])
         }
     }
 }
