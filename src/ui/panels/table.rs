@@ -125,11 +125,9 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                         <tbody>
                             // Keyed by row id: a row that stays on the page keeps its line (moved, not
                             // redrawn, when the order changes); a changed row is patched in its line.
-                            // (usize keys share the log's keyed-list code: 0.6 KB of first load. Row
-                            // ids stay far below 2^32: a run holds at most 200,000 events.)
-                            <For each=move || rows.with(|r| r.iter().map(|r| r.id as usize).collect::<Vec<_>>())
+                            <For each=move || rows.with(|r| r.iter().map(|r| r.id).collect::<Vec<_>>())
                                 key=|id| *id
-                                children=move |id| view! { <RowLine rows=rows id=id as u64/> }/>
+                                children=move |id| view! { <RowLine rows=rows id=id/> }/>
                         </tbody>
                     </table>
                 </div>
