@@ -398,14 +398,14 @@ pub fn body(req: &mut Request) -> String {
     s.push_str(&in_the_log(req, &t));
 
     s.push_str("<div class=charts>");
-    s.push_str(&whole_ticks(backlog).svg());
+    s.push_str(whole_ticks(backlog).svg().as_str());
     s.push_str(&shard_note);
     s.push_str(&histogram(req, samples, at));
-    s.push_str(&whole_ticks(rows).svg());
-    s.push_str(&whole_ticks(latency).svg());
-    s.push_str(&fail.svg());
-    s.push_str(&whole_ticks(dead).svg());
-    s.push_str(&window.svg());
+    s.push_str(whole_ticks(rows).svg().as_str());
+    s.push_str(whole_ticks(latency).svg().as_str());
+    s.push_str(fail.svg().as_str());
+    s.push_str(whole_ticks(dead).svg().as_str());
+    s.push_str(window.svg().as_str());
     s.push_str("</div>");
     let _ = write!(
         s,
@@ -657,16 +657,15 @@ fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> String {
     } else {
         format!("Pending rows by retry count (at {})", duration(x.at_ms as f64))
     };
-    let svg = chart::bars("retries", &title, Unit::Count, &bars, "s6");
-    let body = svg.strip_suffix("</figure>").unwrap_or(&svg);
-    format!(
-        "{body}<p class=axis-note>{}</p><ul class=legend><li><span class=\"swatch s6\"></span>{}</li></ul></figure>",
-        req.t(
+    let more = crate::html!(
+        "<p class=axis-note>{}</p><ul class=legend><li><span class=\"swatch s6\"></span>{}</li></ul>",
+        crate::markup::Html::lit(req.t(
             "横轴：重试次数（最后一栏为“不少于”）；纵轴：行数",
             "x: retry count (the last bar is \"at least\"); y: rows"
-        ),
-        req.t("PENDING 行", "PENDING rows")
-    )
+        )),
+        crate::markup::Html::lit(req.t("PENDING 行", "PENDING rows"))
+    );
+    chart::bars("retries", &title, Unit::Count, &bars, "s6", &more).into_string()
 }
 
 #[cfg(test)]

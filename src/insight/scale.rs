@@ -770,15 +770,19 @@ fn shards(req: &mut Request, p: &Params) -> String {
         chart = chart.line(req.t("其余分片最高", "highest other shard"), "s2", max);
         chart = chart.line(req.t("其余分片平均", "mean of the other shards"), "s1", mean);
     }
-    s.push_str(&chart.svg());
+    s.push_str(chart.svg().as_str());
     let bars: Vec<(String, f64)> = publishes.iter().enumerate().map(|(i, v)| (format!("#{i}"), *v as f64)).collect();
-    s.push_str(&chart::bars(
-        "shard-publishes",
-        req.t("各分片发布的消息数", "Publishes by shard"),
-        Unit::Count,
-        &bars,
-        "s1",
-    ));
+    s.push_str(
+        chart::bars(
+            "shard-publishes",
+            req.t("各分片发布的消息数", "Publishes by shard"),
+            Unit::Count,
+            &bars,
+            "s1",
+            &crate::markup::Html::new(),
+        )
+        .as_str(),
+    );
     s.push_str("<div class=tiles>");
     s.push_str(&tile(&int(summary.publishes), req.t("发布总数", "publishes in all"), "publishes", summary.publishes));
     s.push_str(&tile(&int(peaks[hot]), req.t("最高积压", "highest backlog"), "peak", peaks[hot]));
@@ -991,7 +995,7 @@ fn fullscan(req: &mut Request, p: &Params) -> String {
     )
     .dots(off_label, "s3", scan_points(&off))
     .dots(on_label, "s0", scan_points(&on));
-    s.push_str(&rows_chart.svg());
+    s.push_str(rows_chart.svg().as_str());
     let wait_chart = Chart::new(
         "order-wait",
         req.t("下单写入等待（排在扫描后面）", "Order write wait (behind the scans)"),
@@ -1002,7 +1006,7 @@ fn fullscan(req: &mut Request, p: &Params) -> String {
     )
     .line(off_label, "s3", wait_points(&off))
     .line(on_label, "s0", wait_points(&on));
-    s.push_str(&wait_chart.svg());
+    s.push_str(wait_chart.svg().as_str());
     // The two side by side.
     let _ = write!(
         s,
@@ -1113,7 +1117,7 @@ fn archive(req: &mut Request, p: &Params) -> String {
     .line(req.t("热表（归档开）", "hot table (archiving on)"), "s0", rows(&on, |x| x.hot_rows))
     .line(req.t("历史表（归档开）", "history (archiving on)"), "s1", rows(&on, |x| x.history_rows))
     .line(req.t("热表（不归档）", "hot table (no archiving)"), "s3", rows(&off, |x| x.hot_rows));
-    s.push_str(&table_chart.svg());
+    s.push_str(table_chart.svg().as_str());
     let scan_chart = Chart::new(
         "archive-scan-rows",
         req.t("每次扫描读了多少行", "Rows examined per scan"),
@@ -1124,7 +1128,7 @@ fn archive(req: &mut Request, p: &Params) -> String {
     )
     .dots(req.t("归档开", "archiving on"), "s0", scan_points(&on))
     .dots(req.t("不归档", "no archiving"), "s3", scan_points(&off));
-    s.push_str(&scan_chart.svg());
+    s.push_str(scan_chart.svg().as_str());
     let note = if p.aidx {
         if req.zh() {
             format!("走索引时，扫描只读到点的待发送行，{hot_table}多大都一样快；归档省下的是表和索引的体积、备份和 DDL 的时间。")

@@ -158,7 +158,7 @@ fn curve(req: &Request, v: &Params, seed: u64) -> String {
     let chart = Chart { marker_x: Some(v.n as f64), x_range: Some((2.0, 50.0)), ..chart };
     let formula = 1.0 - round_success_probability(v.p, v.n);
     let here = measured.iter().find(|m| m.participants == v.n);
-    let mut s = chart.svg();
+    let mut s = chart.svg().into_string();
     let (p, n) = (pct(v.p), v.n);
     let sim = match here {
         Some(m) if m.rounds > 0 => {
