@@ -7,6 +7,7 @@
 use super::chart::nice_ticks;
 use super::{duration, esc, play, select, Request};
 use crate::link;
+use crate::markup::Html;
 use crate::sim::config::Mode;
 use crate::sim::event::{EventKind, Injection, RollbackCause};
 use crate::sim::outbox_table::Status;
@@ -32,7 +33,7 @@ const ROW: f64 = 16.0;
 const GAP: f64 = 10.0;
 const AXIS: f64 = 34.0;
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     let from = from(req);
     let options = [
         ("builtin", req.t("内置：一个故障，三条路", "Built-in: one fault, three ways")),

@@ -27,8 +27,10 @@ pub mod scale;
 pub mod twopc;
 
 use crate::link::{self, Lang, UrlState};
+use crate::markup::Html;
 use crate::sim::scenario::RunSpec;
 use crate::sim::Simulation;
+use crate::{html, html_write};
 use std::fmt::Write;
 
 /// The views, in tab order: (id, 中文, English).
@@ -216,9 +218,9 @@ pub fn cache_key(request: &str) -> String {
 pub fn answer(text: &str) -> String {
     let mut req = Request::parse(text);
     let (controls, body) = match req.view {
-        "twopc" => (twopc::controls(&mut req), twopc::body(&mut req)),
-        "lanes" => (lanes::controls(&mut req), lanes::body(&mut req)),
-        "scale" => (scale::controls(&mut req), scale::body(&mut req)),
+        "twopc" => (twopc::controls(&mut req).into_string(), twopc::body(&mut req)),
+        "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req)),
+        "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req)),
         "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
         _ => (dashboard::controls(&mut req), dashboard::body(&mut req)),
     };
@@ -286,37 +288,47 @@ pub fn trim(v: f64) -> String {
 }
 
 /// A labelled range input bound to parameter `name` (its value shown by the body). `name` is
-/// one of the view's own parameter ids; `label` is text (escaped here).
-pub fn slider(name: &'static str, label: &str, value: f64, min: f64, max: f64, step: f64) -> String {
-    format!(
-        "<label class=slider>{} <input type=range data-p={name} data-testid=p-{name} min={min} max={max} step={step} value={value}></label>",
-        esc(label)
+/// one of the view's own parameter ids; `label` is text (escaped).
+pub fn slider(name: &'static str, label: &str, value: f64, min: f64, max: f64, step: f64) -> Html {
+    html!(
+        "<label class=slider>{0} <input type=range data-p={1} data-testid=p-{1} min={2} max={3} step={4} value={5}></label>",
+        label,
+        name,
+        min,
+        max,
+        step,
+        value
     )
 }
 
 /// A labelled choice bound to parameter `name`: one button per (value, label), the chosen
 /// one pressed. (Buttons, not a drop-down: the page needs no code for selects.)
-/// `name` and the option values are the view's own ids; the labels are text (escaped here).
-pub fn select(name: &'static str, label: &str, value: &str, options: &[(&'static str, &str)]) -> String {
-    let mut s = format!("<div class=choice role=group aria-label=\"{0}\"><span>{0}</span>", esc(label));
+/// `name` and the option values are the view's own ids; the labels are text (escaped).
+pub fn select(name: &'static str, label: &str, value: &str, options: &[(&'static str, &str)]) -> Html {
+    let mut s = html!("<div class=choice role=group aria-label=\"{0}\"><span>{0}</span>", label);
     for (v, l) in options {
         let on = *v == value;
-        let _ = write!(
+        html_write!(
             s,
-            "<button data-p={name} data-v={v} aria-pressed={on} data-testid=p-{name}-{v}>{}</button>",
-            esc(l)
+            "<button data-p={0} data-v={1} aria-pressed={2} data-testid=p-{0}-{1}>{3}</button>",
+            name,
+            v,
+            on,
+            l
         );
     }
-    s.push_str("</div>");
+    s.push_lit("</div>");
     s
 }
 
-/// An on/off button bound to parameter `name` (1 or 0); `label` is text (escaped here).
-pub fn toggle(name: &'static str, label: &str, on: bool) -> String {
-    format!(
-        "<button class=toggle data-p={name} data-v={} aria-pressed={on} data-testid=p-{name}>{}</button>",
+/// An on/off button bound to parameter `name` (1 or 0); `label` is text (escaped).
+pub fn toggle(name: &'static str, label: &str, on: bool) -> Html {
+    html!(
+        "<button class=toggle data-p={0} data-v={1} aria-pressed={2} data-testid=p-{0}>{3}</button>",
+        name,
         if on { 0 } else { 1 },
-        esc(label)
+        on,
+        label
     )
 }
 
@@ -345,6 +357,7 @@ mod tests {
             select("lock", hostile, "cas", &[("cas", hostile), ("none", "none")]),
             toggle("crash", hostile, true),
         ] {
+            let markup = markup.as_str();
             assert!(!markup.contains("<img") && markup.contains("&lt;img") && markup.contains("&amp;"), "{markup}");
         }
     }

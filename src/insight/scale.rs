@@ -16,9 +16,11 @@
 use super::chart::{self, Chart, Unit};
 use super::{duration, esc, select, slider, trim, Request};
 use crate::link::Vocab;
+use crate::markup::Html;
 use crate::sim::event::EventKind;
 use crate::sim::scenario::RunSpec;
 use crate::sim::Simulation;
+use crate::{html, html_write};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -88,45 +90,39 @@ impl Params {
     }
 }
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     // The body reads the same parameters: their notices are given once, there.
     let before = req.notices.len();
     let p = Params::read(req);
     req.notices.truncate(before);
-    let mut s = format!("<div class=part-tabs role=group aria-label=\"{}\">", req.t("并发与规模的四个部分", "Parts"));
+    let mut s = html!("<div class=part-tabs role=group aria-label=\"{}\">", req.t("并发与规模的四个部分", "Parts"));
     for (id, zh, en) in PARTS {
-        let _ = write!(
+        html_write!(
             s,
-            "<button data-p=part data-v={id} aria-pressed={} data-testid=part-{id}>{}</button>",
+            "<button data-p=part data-v={0} aria-pressed={1} data-testid=part-{0}>{2}</button>",
+            id,
             id == p.part,
             req.t(zh, en)
         );
     }
-    s.push_str("</div>");
+    s.push_lit("</div>");
     match p.part {
         "runners" => {
-            s.push_str(&slider(
-                "relays",
-                req.t("跑堂（投递实例）数", "Runners (relays)"),
-                p.relays as f64,
-                2.0,
-                8.0,
-                1.0,
-            ));
+            s.push(&slider("relays", req.t("跑堂（投递实例）数", "Runners (relays)"), p.relays as f64, 2.0, 8.0, 1.0));
             let options: Vec<(&str, &str)> = LOCKS.iter().map(|(v, zh, en)| (*v, req.t(zh, en))).collect();
-            s.push_str(&select("lock", req.t("锁", "Lock"), p.lock, &options));
+            s.push(&select("lock", req.t("锁", "Lock"), p.lock, &options));
         }
         "shards" => {
-            s.push_str(&slider("shards", req.t("分片数", "Shards"), p.shards as f64, 1.0, MAX_SHARDS as f64, 1.0));
-            s.push_str(&slider("hot", req.t("热点客户占比", "Hot-key share"), p.hot, 0.0, 1.0, 0.05));
+            s.push(&slider("shards", req.t("分片数", "Shards"), p.shards as f64, 1.0, MAX_SHARDS as f64, 1.0));
+            s.push(&slider("hot", req.t("热点客户占比", "Hot-key share"), p.hot, 0.0, 1.0, 0.05));
         }
         "fullscan" => {
-            s.push_str(&super::toggle(
+            s.push(&super::toggle(
                 "index",
                 req.t("扫描走索引 (status, next_retry_at)", "Scan uses the index"),
                 p.index,
             ));
-            s.push_str(&slider(
+            s.push(&slider(
                 "rows",
                 req.t("表里已有的旧行数", "Old rows already in the table"),
                 p.rows as f64,
@@ -136,12 +132,12 @@ pub fn controls(req: &mut Request) -> String {
             ));
         }
         _ => {
-            s.push_str(&super::toggle(
+            s.push(&super::toggle(
                 "archive",
                 req.t("归档完成超过 2 分钟的行", "Archive rows DONE for 2 min"),
                 p.archive,
             ));
-            s.push_str(&super::toggle("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
+            s.push(&super::toggle("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
         }
     }
     s
@@ -1321,7 +1317,8 @@ mod tests {
                 let a = answer(&format!("insight=scale&part={part}&rows=10000\n?seed=1&lang={lang}"));
                 let parts: Vec<&str> = a.split('\u{1}').collect();
                 assert!(parts[1].contains(&format!("data-v={part} aria-pressed=true")), "{part}");
-                assert!(parts[1].contains(if lang == "zh" { zh } else { en }));
+                let name = Html::text(if lang == "zh" { zh } else { en });
+                assert!(parts[1].contains(name.as_str()), "{part} {lang}");
                 assert!(!parts[1].contains("<svg"), "controls carry no readouts");
                 assert!(parts[2].contains(&format!("data-testid=scale-{part}")));
                 assert!(parts[2].contains("data-go=\"?scenario="));

@@ -22,6 +22,7 @@
 
 use super::chart::{Chart, Unit};
 use super::{duration, esc, select, slider, toggle, Request};
+use crate::markup::Html;
 use crate::sim::config::{Config, Mode};
 use crate::sim::event::{Event, EventKind};
 use crate::sim::order_service::OrderRequest;
@@ -77,18 +78,18 @@ fn params(req: &mut Request) -> Params {
     Params { p: 1.0 - fail_ppm as f64 / 1e6, fail_ppm, n, crash, rounds, replay }
 }
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     // The body reads the same parameters and reports bad ones; do not report them twice.
     let before = req.notices.len();
     let v = params(req);
     req.notices.truncate(before);
-    let mut s = String::new();
-    s.push_str(&slider("p", req.t("单个节点可用率 p", "availability per node p"), v.p, 0.9, 0.9999, 0.0001));
-    s.push_str(&slider("n", req.t("参与者个数 n", "participants n"), v.n as f64, 2.0, 50.0, 1.0));
-    s.push_str(&toggle("crash", req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
+    let mut s = Html::new();
+    s.push(&slider("p", req.t("单个节点可用率 p", "availability per node p"), v.p, 0.9, 0.9999, 0.0001));
+    s.push(&slider("n", req.t("参与者个数 n", "participants n"), v.n as f64, 2.0, 50.0, 1.0));
+    s.push(&toggle("crash", req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
     let rounds = v.rounds.to_string();
     let options: Vec<(&str, &str)> = ROUNDS.iter().map(|r| (*r, *r)).collect();
-    s.push_str(&select("rounds", req.t("每个点模拟的轮数", "simulated rounds per point"), &rounds, &options));
+    s.push(&select("rounds", req.t("每个点模拟的轮数", "simulated rounds per point"), &rounds, &options));
     s
 }
 
@@ -985,7 +986,7 @@ mod tests {
 
     fn body_of(params: &str, link: &str) -> (String, Vec<String>) {
         let mut req = Request::parse(&format!("insight=twopc&{params}\n{link}"));
-        let _ = controls(&mut req);
+        let _ = controls(&mut req).into_string();
         let b = body(&mut req);
         (b, req.notices)
     }
