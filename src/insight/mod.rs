@@ -222,7 +222,7 @@ pub fn answer(text: &str) -> String {
         "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req)),
         "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req)),
         "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
-        _ => (dashboard::controls(&mut req), dashboard::body(&mut req)),
+        _ => (dashboard::controls(&mut req).into_string(), dashboard::body(&mut req).into_string()),
     };
     let mut tabs = format!("<nav class=tabs aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
     for (id, zh, en) in VIEWS {

@@ -96,7 +96,7 @@ pub fn mismatches() -> Vec<String> {
 /// way, stylesheet aside: the worker in the browser must draw exactly what the native tests
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
-    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x9eb9_810e_f1f1_1c13),
+    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x5492_b62e_22bc_67ac),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x52ca_9a04_3eb6_0d0b),
     ("insight=lanes\n?seed=1&lang=en", 0x685c_2903_cd5f_b49e),
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x6daa_f7c0_76a1_18d0),
