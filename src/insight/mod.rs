@@ -219,7 +219,7 @@ pub fn answer(text: &str) -> String {
     let mut req = Request::parse(text);
     let (controls, body) = match req.view {
         "twopc" => (twopc::controls(&mut req).into_string(), twopc::body(&mut req)),
-        "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req)),
+        "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req).into_string()),
         "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req)),
         "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
         _ => (dashboard::controls(&mut req).into_string(), dashboard::body(&mut req).into_string()),
