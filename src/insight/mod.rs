@@ -221,7 +221,7 @@ pub fn answer(text: &str) -> String {
         "twopc" => (twopc::controls(&mut req).into_string(), twopc::body(&mut req)),
         "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req).into_string()),
         "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req)),
-        "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
+        "reconcile" => (reconcile::controls(&mut req).into_string(), reconcile::body(&mut req).into_string()),
         _ => (dashboard::controls(&mut req).into_string(), dashboard::body(&mut req).into_string()),
     };
     let mut tabs = format!("<nav class=tabs aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
