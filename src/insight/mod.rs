@@ -220,7 +220,7 @@ pub fn answer(text: &str) -> String {
     let (controls, body) = match req.view {
         "twopc" => (twopc::controls(&mut req).into_string(), twopc::body(&mut req)),
         "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req).into_string()),
-        "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req)),
+        "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req).into_string()),
         "reconcile" => (reconcile::controls(&mut req).into_string(), reconcile::body(&mut req).into_string()),
         _ => (dashboard::controls(&mut req).into_string(), dashboard::body(&mut req).into_string()),
     };

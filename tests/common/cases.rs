@@ -99,7 +99,7 @@ pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x5492_b62e_22bc_67ac),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x52ca_9a04_3eb6_0d0b),
     ("insight=lanes\n?seed=1&lang=en", 0x685c_2903_cd5f_b49e),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x6daa_f7c0_76a1_18d0),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0xa201_8e85_d12c_399b),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
         0xc2f1_4d9b_abf9_9fc5,
