@@ -218,7 +218,7 @@ pub fn cache_key(request: &str) -> String {
 pub fn answer(text: &str) -> String {
     let mut req = Request::parse(text);
     let (controls, body) = match req.view {
-        "twopc" => (twopc::controls(&mut req).into_string(), twopc::body(&mut req)),
+        "twopc" => (twopc::controls(&mut req).into_string(), twopc::body(&mut req).into_string()),
         "lanes" => (lanes::controls(&mut req).into_string(), lanes::body(&mut req).into_string()),
         "scale" => (scale::controls(&mut req).into_string(), scale::body(&mut req).into_string()),
         "reconcile" => (reconcile::controls(&mut req).into_string(), reconcile::body(&mut req).into_string()),
