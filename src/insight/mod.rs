@@ -258,11 +258,6 @@ fn notices(req: &Request) -> Html {
     html!("<ul class=insight-notices role=alert data-testid=insight-notices>{}</ul>", items)
 }
 
-/// Escapes text for markup (element content and quoted attributes).
-pub fn esc(text: &str) -> String {
-    Html::text(text).into_string()
-}
-
 /// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".
 pub fn duration(ms: f64) -> String {
     if ms < 1_000.0 {

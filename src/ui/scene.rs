@@ -203,8 +203,10 @@ pub fn short_count(n: u64) -> String {
     }
 }
 
-/// Escapes text for the SVG markup below (the same escaper as the insight views).
-pub use crate::insight::esc;
+/// Escapes text for the SVG markup below (as `Html::text` does).
+pub fn esc(text: &str) -> String {
+    crate::markup::Html::text(text).into_string()
+}
 
 /// The still parts of the stage: furniture, people, frames.
 const FURNITURE: &str = r#"<g class="order_service furniture"><circle cx="55" cy="66" r="13" class="person"/><rect x="42" y="80" width="26" height="30" rx="6" class="person"/><rect x="15" y="110" width="175" height="24" rx="3" class="desk"/><g class="db" transform="translate(60,170)"><path d="M0 8 v48 a40 8 0 0 0 80 0 v-48" class="db-body"/><ellipse cx="40" cy="8" rx="40" ry="8" class="db-top"/></g></g><g class="outbox_table furniture"><rect x="210" y="28" width="290" height="228" rx="6" class="board"/><line x1="214" y1="50" x2="496" y2="50" class="wire"/><line x1="214" y1="114" x2="496" y2="114" class="wire"/><line x1="214" y1="178" x2="496" y2="178" class="wire"/></g><g class="dead_letter furniture"><rect x="210" y="268" width="290" height="58" rx="6" class="tray"/></g><g class="broker furniture"><rect x="645" y="28" width="130" height="228" rx="6" class="frame"/></g><g class="consumer furniture"><rect x="936" y="40" width="28" height="12" rx="4" class="hat"/><line x1="845" y1="190" x2="845" y2="250" class="pin"/><rect x="820" y="250" width="50" height="6" rx="2" class="pin-base"/><path d="M928 212 h44 l-6 40 h-32 z" class="basket-body"/></g><path d="M190 120 L208 120" class="flow"/><path d="M500 140 L515 140" class="flow"/><path d="M775 132 L830 132" class="flow"/>"#;
