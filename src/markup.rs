@@ -213,9 +213,10 @@ macro_rules! html {
             $crate::markup::holes_are_positional($template),
             "html!: a named hole would skip escaping: write an empty hole and pass the value after the template"
         );
-        // Bound first: the holes' temporaries end here, before the caller's locals do.
-        let markup = $crate::markup::Html::__from_args(format_args!($template $(, $crate::markup::Hole::hole(&$value))*));
-        markup
+        // Bound before it is returned: the holes' temporaries borrow the values, and must be
+        // gone before the locals of a function whose last expression this is.
+        let html = $crate::markup::Html::__from_args(format_args!($template $(, $crate::markup::Hole::hole(&$value))*));
+        html
     }};
 }
 
@@ -262,6 +263,18 @@ mod tests {
         let joined: Html = ["a", "<"].iter().map(|t| Html::text(t)).collect();
         assert_eq!(joined.as_str(), "a&lt;");
         assert_eq!(crate::html!("{{literal}} {0}", 5).as_str(), "{literal} 5");
+    }
+
+    /// A template of a function's locals can be the function's last expression.
+    fn last_expression(n: f64) -> Html {
+        let twice = n * 2.0;
+        let label = format!("<{twice}>");
+        crate::html!("<b x={:.1}>{}</b>", twice, label)
+    }
+
+    #[test]
+    fn a_template_can_be_a_functions_last_expression() {
+        assert_eq!(last_expression(1.25).as_str(), "<b x=2.5>&lt;2.5&gt;</b>");
     }
 
     #[test]

@@ -8,7 +8,8 @@ use outbox_lab::sim::scenario;
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html");
 
-use outbox_lab::insight::esc;
+use outbox_lab::markup::Html;
+use outbox_lab::{html, html_write};
 
 /// The link a "show me" button loads: `?scenario=…&cfg=key:value,…` (as the share link).
 fn go(show: &ShowMe) -> String {
@@ -22,68 +23,71 @@ fn go(show: &ShowMe) -> String {
 }
 
 /// A "show me" button, named by its scenario's name in the half's language.
-fn button(show: &ShowMe, testid: &str, label: &str, zh: bool) -> String {
+fn button(show: &ShowMe, testid: &str, label: &str, zh: bool) -> Html {
     let name = scenario::name(show.scenario, zh).unwrap_or(show.scenario);
-    format!(
-        "<button class=\"go\" data-go=\"{}\" data-testid=\"{testid}\">{} {}</button>",
-        esc(&go(show)),
-        esc(label),
-        esc(name)
-    )
+    html!("<button class=\"go\" data-go=\"{}\" data-testid=\"{}\">{} {}</button>", go(show), testid, label, name)
 }
 
-fn half(zh: bool) -> String {
-    let t = |b: &Bilingual| esc(b.get(zh));
-    let l = |z: &str, e: &str| if zh { z.to_string() } else { e.to_string() };
-    let mut h = String::new();
-    h.push_str(&format!("<h3>{}</h3>\n<ol class=\"myths\">\n", l("常见误区", "Misconceptions")));
+fn half(zh: bool) -> Html {
+    let t = |b: &Bilingual| b.get(zh);
+    let l = |z: &'static str, e: &'static str| if zh { z } else { e };
+    let mut h = html!("<h3>{}</h3>\n<ol class=\"myths\">\n", l("常见误区", "Misconceptions"));
     for m in MISCONCEPTIONS {
-        h.push_str(&format!(
-            "<li data-testid=\"myth-{id}\"><p class=\"claim\">{}</p><p>{}</p>{}</li>\n",
+        html_write!(
+            h,
+            "<li data-testid=\"myth-{}\"><p class=\"claim\">{}</p><p>{}</p>{}</li>\n",
+            m.id,
             t(&m.claim),
             t(&m.truth),
-            button(&m.show_me, &format!("show-{}", m.id), &l("演示给我看 ▶", "Show me ▶"), zh),
-            id = m.id
-        ));
+            button(&m.show_me, &format!("show-{}", m.id), l("演示给我看 ▶", "Show me ▶"), zh)
+        );
     }
-    h.push_str(&format!(
+    html_write!(
+        h,
         "</ol>\n<h3>{}</h3>\n<ol class=\"questions\">\n",
         l("面试题（点开看答案）", "Interview questions (open one for its answer)")
-    ));
+    );
     for q in INTERVIEW_QUESTIONS {
-        h.push_str(&format!(
-            "<li><details data-testid=\"q-{id}\"><summary>{}</summary><p data-testid=\"a-{id}\">{}</p>{}{}</details></li>\n",
-            t(&q.question),
-            t(&q.answer),
-            button(&q.show_me, &format!("go-{}", q.id), &l("在实验里看 ▶", "See it in the lab ▶"), zh),
-            q.insight.map_or(String::new(), |v| format!(
-                " <button class=\"go\" data-p=\"insight\" data-v=\"{v}\" data-testid=\"insight-{}\">{}</button>",
+        let insight = q.insight.map_or(Html::new(), |v| {
+            html!(
+                " <button class=\"go\" data-p=\"insight\" data-v=\"{}\" data-testid=\"insight-{}\">{}</button>",
+                v,
                 q.id,
                 l("在洞察面板里看 ▶", "See it in numbers ▶")
-            )),
-            id = q.id
-        ));
+            )
+        });
+        html_write!(
+            h,
+            "<li><details data-testid=\"q-{0}\"><summary>{1}</summary><p data-testid=\"a-{0}\">{2}</p>{3}{4}</details></li>\n",
+            q.id,
+            t(&q.question),
+            t(&q.answer),
+            button(&q.show_me, &format!("go-{}", q.id), l("在实验里看 ▶", "See it in the lab ▶"), zh),
+            insight
+        );
     }
     let a = &AI_SCENARIO;
-    h.push_str(&format!(
+    html_write!(
+        h,
         "</ol>\n<h3>{}</h3>\n<div class=\"ai\" data-testid=\"ai\"><h4>{}</h4><p>{}</p><p class=\"mapping\">{}</p><p>{} {}</p></div>\n",
         l("AI 应用场景", "An AI scenario"),
         t(&a.title),
         t(&a.story),
         t(&a.mapping),
-        button(&a.show_me, "ai-with", &l("有去重 ▶", "With dedup ▶"), zh),
-        button(&a.without_dedup, "ai-without", &l("无去重 ▶", "Without dedup ▶"), zh),
-    ));
+        button(&a.show_me, "ai-with", l("有去重 ▶", "With dedup ▶"), zh),
+        button(&a.without_dedup, "ai-without", l("无去重 ▶", "Without dedup ▶"), zh),
+    );
     h
 }
 
 /// The whole file: the Chinese half, `<!--en-->`, the English half.
 fn asset() -> String {
-    format!(
+    let file = html!(
         "<!-- made from src/lessons.rs by tests/lessons_asset.rs; do not edit -->\n{}<!--en-->\n{}",
         half(true),
         half(false)
-    )
+    );
+    file.into_string()
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! and points drawn over lines (measured vs predicted). Colours come from CSS classes
 //! (`s0`…`s7`, `alert`, `threshold`), so both themes style them.
 
-use super::{esc, trim};
-use std::fmt::Write;
+use super::trim;
+use crate::markup::Html;
+use crate::{html, html_write};
 
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
@@ -130,7 +131,43 @@ impl Chart {
         spans
     }
 
-    pub fn svg(&self) -> String {
+    pub fn svg(&self) -> Html {
+        let frame = self.frame();
+        let mut s = html!(
+            "<figure class=chart data-testid=chart-{0}><figcaption>{1}</figcaption>\
+             <svg viewBox=\"0 0 {2} {3}\" role=img aria-label=\"{1}\"><title>{1}</title>",
+            self.id,
+            self.title,
+            WIDTH,
+            HEIGHT
+        );
+        for (from, to) in self.alert_spans() {
+            html_write!(
+                s,
+                "<rect class=alert-band x={:.1} y={} width={:.1} height={} />",
+                frame.px(from),
+                TOP,
+                (frame.px(to) - frame.px(from)).max(2.0),
+                frame.plot_h
+            );
+        }
+        s.push(&self.grid(&frame));
+        s.push(&self.threshold_line(&frame));
+        for series in &self.series {
+            s.push(&self.series_marks(&frame, series));
+        }
+        if let Some(x) = self.marker_x.filter(|x| *x >= frame.x0 && *x <= frame.x1) {
+            let x = frame.px(x);
+            html_write!(s, "<line class=marker x1={:.1} x2={:.1} y1={} y2={} />", x, x, TOP, TOP + frame.plot_h);
+        }
+        s.push_lit("</svg>");
+        s.push(&self.legend());
+        s.push_lit("</figure>");
+        s
+    }
+
+    /// The data's ranges (or the fixed ones) and the y axis's ticks.
+    fn frame(&self) -> Frame {
         let all = self.series.iter().flat_map(|s| s.points.iter());
         let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0.0f64);
         for &(x, y) in all {
@@ -151,113 +188,132 @@ impl Chart {
         let ticks_y = ticks_from_zero(self.y_unit, self.y_max.unwrap_or(y1).max(1e-9));
         let y_top = *ticks_y.last().unwrap_or(&1.0);
         let y_top = if self.y_max.is_some() { self.y_max.unwrap_or(y_top) } else { y_top };
-        let plot_w = WIDTH - LEFT - RIGHT;
-        let plot_h = HEIGHT - TOP - BOTTOM;
-        let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * plot_w;
-        let py = |y: f64| TOP + plot_h - (y / y_top).clamp(0.0, 1.05) * plot_h;
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            "<figure class=chart data-testid=chart-{id}><figcaption>{title}</figcaption>\
-             <svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=img aria-label=\"{title}\"><title>{title}</title>",
-            id = self.id,
-            title = esc(&self.title)
-        );
-        for (from, to) in self.alert_spans() {
-            let _ = write!(
+        Frame { x0, x1, y_top, ticks_y, plot_w: WIDTH - LEFT - RIGHT, plot_h: HEIGHT - TOP - BOTTOM }
+    }
+
+    /// The grid lines and ticks of both axes, the axes and their labels.
+    fn grid(&self, frame: &Frame) -> Html {
+        let mut s = Html::new();
+        for t in &frame.ticks_y {
+            let y = frame.py(*t);
+            html_write!(
                 s,
-                "<rect class=alert-band x={:.1} y={TOP} width={:.1} height={plot_h} />",
-                px(from),
-                (px(to) - px(from)).max(2.0)
-            );
-        }
-        // Axes and grid.
-        for t in &ticks_y {
-            let y = py(*t);
-            let _ = write!(
-                s,
-                "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+                "<line class=grid x1={} x2={} y1={:.1} y2={:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+                LEFT,
                 WIDTH - RIGHT,
+                y,
+                y,
                 LEFT - 4.0,
                 y + 4.0,
                 self.y_unit.label(*t)
             );
         }
-        for t in ticks_between(self.x_unit, x0, x1) {
-            let x = px(t);
-            let _ = write!(
+        let bottom = TOP + frame.plot_h;
+        for t in ticks_between(self.x_unit, frame.x0, frame.x1) {
+            let x = frame.px(t);
+            html_write!(
                 s,
-                "<line class=axis x1={x:.1} x2={x:.1} y1={} y2={} /><text class=tick x={x:.1} y={} text-anchor=middle>{}</text>",
-                TOP + plot_h,
-                TOP + plot_h + 4.0,
-                TOP + plot_h + 16.0,
+                "<line class=axis x1={0:.1} x2={0:.1} y1={1} y2={2} /><text class=tick x={0:.1} y={3} text-anchor=middle>{4}</text>",
+                x,
+                bottom,
+                bottom + 4.0,
+                bottom + 16.0,
                 self.x_unit.label(t)
             );
         }
-        let _ = write!(
+        html_write!(
             s,
-            "<line class=axis x1={LEFT} x2={} y1={b} y2={b} /><line class=axis x1={LEFT} x2={LEFT} y1={TOP} y2={b} />\
-             <text class=axis-label x={} y={} text-anchor=middle>{}</text>\
-             <text class=axis-label x=12 y={} text-anchor=middle transform=\"rotate(-90 12 {})\">{}</text>",
+            "<line class=axis x1={0} x2={1} y1={2} y2={2} /><line class=axis x1={0} x2={0} y1={3} y2={2} />\
+             <text class=axis-label x={4} y={5} text-anchor=middle>{6}</text>\
+             <text class=axis-label x=12 y={7} text-anchor=middle transform=\"rotate(-90 12 {7})\">{8}</text>",
+            LEFT,
             WIDTH - RIGHT,
-            LEFT + plot_w / 2.0,
+            bottom,
+            TOP,
+            LEFT + frame.plot_w / 2.0,
             HEIGHT - 4.0,
-            esc(&self.x_label),
-            TOP + plot_h / 2.0,
-            TOP + plot_h / 2.0,
-            esc(&self.y_label),
-            b = TOP + plot_h,
+            self.x_label,
+            TOP + frame.plot_h / 2.0,
+            self.y_label
         );
-        if let Some(level) = self.threshold {
-            let y = py(level);
-            let _ = write!(
-                s,
-                "<line class=threshold x1={LEFT} x2={} y1={y:.1} y2={y:.1} /><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
-                WIDTH - RIGHT,
-                WIDTH - RIGHT - 2.0,
-                y - 3.0,
-                self.y_unit.label(level)
-            );
-        }
-        for series in &self.series {
-            if series.dots {
-                let _ = write!(s, "<g class=\"dots {}\">", series.class);
-                for &(x, y) in &series.points {
-                    let _ = write!(
-                        s,
-                        "<circle cx={:.1} cy={:.1} r=3.5><title>{}: {}, {}</title></circle>",
-                        px(x),
-                        py(y),
-                        esc(&series.label),
-                        self.x_unit.label(x),
-                        self.y_unit.label(y)
-                    );
-                }
-                s.push_str("</g>");
-            } else if !series.points.is_empty() {
-                let mut d = String::new();
-                for (i, &(x, y)) in series.points.iter().enumerate() {
-                    let _ = write!(d, "{}{:.1},{:.1}", if i == 0 { "M" } else { "L" }, px(x), py(y));
-                }
-                let _ = write!(s, "<path class=\"line {}\" d=\"{d}\"/>", series.class);
+        s
+    }
+
+    /// The threshold's dashed line and its value, if the chart has one.
+    fn threshold_line(&self, frame: &Frame) -> Html {
+        let Some(level) = self.threshold else { return Html::new() };
+        let y = frame.py(level);
+        html!(
+            "<line class=threshold x1={} x2={} y1={:.1} y2={:.1} /><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
+            LEFT,
+            WIDTH - RIGHT,
+            y,
+            y,
+            WIDTH - RIGHT - 2.0,
+            y - 3.0,
+            self.y_unit.label(level)
+        )
+    }
+
+    /// One series: a path, or a group of dots each titled with its values.
+    fn series_marks(&self, frame: &Frame, series: &Series) -> Html {
+        let mut s = Html::new();
+        if series.dots {
+            html_write!(s, "<g class=\"dots {}\">", series.class);
+            for &(x, y) in &series.points {
+                html_write!(
+                    s,
+                    "<circle cx={:.1} cy={:.1} r=3.5><title>{}: {}, {}</title></circle>",
+                    frame.px(x),
+                    frame.py(y),
+                    series.label,
+                    self.x_unit.label(x),
+                    self.y_unit.label(y)
+                );
             }
+            s.push_lit("</g>");
+        } else if !series.points.is_empty() {
+            let mut d = Html::new();
+            for (i, &(x, y)) in series.points.iter().enumerate() {
+                html_write!(d, "{}{:.1},{:.1}", if i == 0 { "M" } else { "L" }, frame.px(x), frame.py(y));
+            }
+            html_write!(s, "<path class=\"line {}\" d=\"{}\"/>", series.class, d);
         }
-        if let Some(x) = self.marker_x.filter(|x| *x >= x0 && *x <= x1) {
-            let x = px(x);
-            let _ = write!(s, "<line class=marker x1={x:.1} x2={x:.1} y1={TOP} y2={} />", TOP + plot_h);
-        }
-        s.push_str("</svg><ul class=legend>");
+        s
+    }
+
+    /// The legend: a swatch or a dot per series, and the threshold's line.
+    fn legend(&self) -> Html {
+        let mut s = Html::lit("<ul class=legend>");
         for series in &self.series {
             let shape = if series.dots { "dot" } else { "swatch" };
-            let _ = write!(s, "<li><span class=\"{shape} {}\"></span>{}</li>", series.class, esc(&series.label));
+            html_write!(s, "<li><span class=\"{} {}\"></span>{}</li>", shape, series.class, series.label);
         }
         if self.threshold.is_some() {
-            s.push_str("<li><span class=\"swatch threshold\"></span>");
-            s.push_str(self.threshold_label);
-            s.push_str("</li>");
+            html_write!(s, "<li><span class=\"swatch threshold\"></span>{}</li>", self.threshold_label);
         }
-        s.push_str("</ul></figure>");
+        s.push_lit("</ul>");
         s
+    }
+}
+
+/// Where a chart's data lands in the picture.
+struct Frame {
+    x0: f64,
+    x1: f64,
+    y_top: f64,
+    ticks_y: Vec<f64>,
+    plot_w: f64,
+    plot_h: f64,
+}
+
+impl Frame {
+    fn px(&self, x: f64) -> f64 {
+        LEFT + (x - self.x0) / (self.x1 - self.x0) * self.plot_w
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        TOP + self.plot_h - (y / self.y_top).clamp(0.0, 1.05) * self.plot_h
     }
 }
 
@@ -325,8 +381,9 @@ fn ticks_between(unit: Unit, a: f64, b: f64) -> Vec<f64> {
     (0..=12).map(|i| first + i as f64 * step).take_while(|t| *t <= b + step * 1e-9).collect()
 }
 
-/// A bar chart: one bar per (label, value).
-pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)], class: &str) -> String {
+/// A bar chart: one bar per (label, value); `more` goes into the figure after the picture
+/// (an axis note, a legend).
+pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)], class: &str, more: &Html) -> Html {
     let max = bars.iter().map(|b| b.1).fold(0.0, f64::max).max(1e-9);
     // Counts below 5 get whole ticks 0..5 (not "0.2 rows").
     let ticks = nice_ticks(if y_unit == Unit::Count { max.max(5.0) } else { max });
@@ -335,17 +392,23 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
     let plot_h = HEIGHT - TOP - BOTTOM;
     let n = bars.len().max(1) as f64;
     let slot = plot_w / n;
-    let mut s = format!(
-        "<figure class=chart data-testid=chart-{id}><figcaption>{t}</figcaption>\
-         <svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=img aria-label=\"{t}\"><title>{t}</title>",
-        t = esc(title)
+    let mut s = html!(
+        "<figure class=chart data-testid=chart-{0}><figcaption>{1}</figcaption>\
+         <svg viewBox=\"0 0 {2} {3}\" role=img aria-label=\"{1}\"><title>{1}</title>",
+        id,
+        title,
+        WIDTH,
+        HEIGHT
     );
     for t in &ticks {
         let y = TOP + plot_h - t / top * plot_h;
-        let _ = write!(
+        html_write!(
             s,
-            "<line class=grid x1={LEFT} x2={} y1={y:.1} y2={y:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+            "<line class=grid x1={} x2={} y1={:.1} y2={:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
+            LEFT,
             WIDTH - RIGHT,
+            y,
+            y,
             LEFT - 4.0,
             y + 4.0,
             y_unit.label(*t)
@@ -354,21 +417,24 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
     for (i, (label, v)) in bars.iter().enumerate() {
         let h = v / top * plot_h;
         let x = LEFT + i as f64 * slot + slot * 0.15;
-        let _ = write!(
+        html_write!(
             s,
-            "<rect class=\"bar {class}\" x={x:.1} y={:.1} width={:.1} height={h:.1}><title>{}: {}</title></rect>\
-             <text class=tick x={:.1} y={} text-anchor=middle>{}</text>",
+            "<rect class=\"bar {0}\" x={1:.1} y={2:.1} width={3:.1} height={4:.1}><title>{5}: {6}</title></rect>\
+             <text class=tick x={7:.1} y={8} text-anchor=middle>{5}</text>",
+            class,
+            x,
             TOP + plot_h - h,
             slot * 0.7,
-            esc(label),
+            h,
+            label,
             y_unit.label(*v),
             x + slot * 0.35,
-            TOP + plot_h + 16.0,
-            esc(label)
+            TOP + plot_h + 16.0
         );
     }
-    let _ =
-        write!(s, "<line class=axis x1={LEFT} x2={} y1={b} y2={b} /></svg></figure>", WIDTH - RIGHT, b = TOP + plot_h);
+    html_write!(s, "<line class=axis x1={0} x2={1} y1={2} y2={2} /></svg>", LEFT, WIDTH - RIGHT, TOP + plot_h);
+    s.push(more);
+    s.push_lit("</figure>");
     s
 }
 
@@ -399,7 +465,7 @@ mod tests {
         );
         let c = Chart { threshold: Some(4.0), ..c };
         assert_eq!(c.alert_spans(), vec![(0.0, 3.0), (3.0, 4.0)]);
-        let svg = c.svg();
+        let svg = c.svg().into_string();
         assert_eq!(svg.matches("alert-band").count(), 2);
         assert!(svg.contains("class=threshold"));
         let calm = Chart { threshold: Some(100.0), ..c };
@@ -412,8 +478,8 @@ mod tests {
         let c = Chart::new("t", "t", "x", Unit::Ms, "y", Unit::Count).line("a", "s0", many);
         assert!(c.series[0].points.len() <= MAX_POINTS + 1);
         assert_eq!(c.series[0].points.last(), Some(&(9_999.0, 1.0)));
-        let empty = Chart::new("e", "empty", "x", Unit::Ms, "y", Unit::Count).svg();
+        let empty = Chart::new("e", "empty", "x", Unit::Ms, "y", Unit::Count).svg().into_string();
         assert!(empty.contains("<svg") && empty.contains("class=axis"));
-        assert!(bars("b", "b", Unit::Count, &[], "s0").contains("</svg>"));
+        assert!(bars("b", "b", Unit::Count, &[], "s0", &Html::new()).as_str().contains("</svg>"));
     }
 }

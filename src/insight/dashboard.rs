@@ -10,12 +10,13 @@
 //! cursor's time and, by binary search, the event where each alert starts.
 
 use super::chart::{self, Chart, Unit};
-use super::{duration, esc, Request};
+use super::{duration, Request};
+use crate::markup::Html;
 use crate::sim::event::{AlertMetric, EventKind};
 use crate::sim::metrics::{AlertThresholds, Monitor, Sample};
 use crate::sim::outbox_table::RETRY_BUCKETS;
 use crate::sim::Simulation;
-use std::fmt::Write;
+use crate::{html, html_write};
 
 /// Default thresholds: they stay quiet in `happy-path` and fire in `mq-outage-backoff`.
 pub const DEFAULT_BACKLOG: u64 = 50;
@@ -77,41 +78,39 @@ fn thresholds(req: &mut Request) -> Thresholds {
 }
 
 /// A number input bound to parameter `name` (one of the view's ids); `label` is text.
-fn number_input(name: &'static str, label: &str, value: f64, max: f64, step: f64) -> String {
-    format!(
-        "<label class=number>{} <input type=number data-p={name} data-testid=p-{name} min=0 max={max} step={step} value={value}></label>",
-        esc(label)
+fn number_input(name: &'static str, label: &str, value: f64, max: f64, step: f64) -> Html {
+    html!(
+        "<label class=number>{0} <input type=number data-p={1} data-testid=p-{1} min=0 max={2} step={3} value={4}></label>",
+        label,
+        name,
+        max,
+        step,
+        value
     )
 }
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     let t = thresholds(req);
-    let mut s = format!(
+    let mut s = html!(
         "<fieldset class=thresholds><legend>{}</legend>",
         req.t("告警阈值（0 = 关闭）", "Alert thresholds (0 = off)")
     );
-    s.push_str(&number_input(
+    s.push(&number_input(
         "backlog",
         req.t("积压超过（行）", "Backlog above (rows)"),
         t.backlog as f64,
         MAX_BACKLOG as f64,
         1.0,
     ));
-    s.push_str(&number_input(
+    s.push(&number_input(
         "p99",
         req.t("一致性窗口 p99 超过（毫秒）", "Consistency window p99 above (ms)"),
         t.p99_ms as f64,
         MAX_P99_MS as f64,
         1_000.0,
     ));
-    s.push_str(&number_input(
-        "fail",
-        req.t("投递失败率超过（%）", "Publish failure rate above (%)"),
-        t.fail,
-        100.0,
-        1.0,
-    ));
-    s.push_str("</fieldset>");
+    s.push(&number_input("fail", req.t("投递失败率超过（%）", "Publish failure rate above (%)"), t.fail, 100.0, 1.0));
+    s.push_lit("</fieldset>");
     s
 }
 
@@ -241,54 +240,19 @@ fn level(v: f64) -> Option<f64> {
     (v > 0.0).then_some(v)
 }
 
-pub fn body(req: &mut Request) -> String {
+pub fn body(req: &mut Request) -> Html {
     let t = thresholds(req);
     let Some(sim) = req.play() else {
-        return format!("<p class=dash-note>{}</p>", req.t("无法回放这个运行。", "This run could not be played."));
+        return html!("<p class=dash-note>{}</p>", req.t("无法回放这个运行。", "This run could not be played."));
     };
     let zh = req.zh();
-    let tr = |a: &'static str, b: &'static str| if zh { a } else { b };
     let series = sim.series();
     let samples = &series.samples;
     let events = sim.events();
-    let interval = sim.config().metrics_interval_ms;
     let end_ms = events.last().map_or(0, |e| e.at_ms).max(samples.last().map_or(0, |s| s.at_ms));
-    let mut s = String::new();
-
-    // Thresholds in force (the controls keep what the user types; the values are shown here).
-    let off = tr("关闭", "off");
-    let _ = write!(
-        s,
-        "<p class=dash-note data-testid=dash-thresholds>{} {} &gt; {} · {} &gt; {} · {} &gt; {}</p>",
-        tr("告警阈值：", "Thresholds:"),
-        tr("积压", "backlog"),
-        if t.backlog > 0 { format!("{} {}", t.backlog, tr("行", "rows")) } else { off.to_string() },
-        tr("一致性窗口 p99", "consistency window p99"),
-        if t.p99_ms > 0 { duration(t.p99_ms as f64) } else { off.to_string() },
-        tr("投递失败率", "publish failure rate"),
-        if t.fail > 0.0 { Unit::Share.label(t.fail / 100.0) } else { off.to_string() },
-    );
-
+    let mut s = thresholds_note(req, &t);
     if samples.len() < 2 {
-        let _ = write!(
-            s,
-            "<p class=dash-empty data-testid=dash-empty>{}</p>",
-            esc(&if zh {
-                format!(
-                    "这个运行只有 {} 个采样点：它只持续了 {}，而指标每 {} 采样一次（metrics_interval_ms）。画不出曲线——换一个更长的场景，或调小 metrics_interval_ms。",
-                    samples.len(),
-                    duration(end_ms as f64),
-                    duration(interval as f64)
-                )
-            } else {
-                format!(
-                    "This run has {} sample(s): it lasts {}, and metrics are sampled every {} (metrics_interval_ms). There is no curve to draw: pick a longer scenario or a smaller metrics_interval_ms.",
-                    samples.len(),
-                    duration(end_ms as f64),
-                    duration(interval as f64)
-                )
-            })
-        );
+        s.push(&too_few_samples(req, samples.len(), end_ms, sim.config().metrics_interval_ms));
         return s;
     }
 
@@ -297,134 +261,200 @@ pub fn body(req: &mut Request) -> String {
         Some(step) if step > 0 && !events.is_empty() => Some(events[step.min(events.len() as u64) as usize - 1].at_ms),
         _ => None,
     };
-    let marker = cursor_ms.map(|m| m as f64);
-    let x_range = Some((0.0, end_ms as f64));
-    let time = tr("时间", "time");
-    let new = |id: &'static str, title: &str, y_label: &str, y_unit: Unit| {
-        let mut c = Chart::new(id, title, time, Unit::Ms, y_label, y_unit);
-        c.marker_x = marker;
-        c.x_range = x_range;
-        c.threshold_label = tr("阈值", "threshold");
-        c
-    };
-
-    // Backlog, total and per shard.
-    let shards = samples.iter().map(|x| x.backlog_by_shard.len()).max().unwrap_or(0);
-    let mut backlog = new("backlog", tr("积压（PENDING 行）", "Backlog (PENDING rows)"), tr("行", "rows"), Unit::Count)
-        .line(tr("合计", "total"), "s0", points(samples, |x| x.backlog as f64));
-    backlog.threshold = level(t.backlog as f64);
-    let mut shard_note = String::new();
-    if shards > 1 {
-        let mut order: Vec<(u64, usize)> = (0..shards)
-            .map(|k| (samples.iter().map(|x| x.backlog_by_shard.get(k).copied().unwrap_or(0)).max().unwrap_or(0), k))
-            .collect();
-        if shards > MAX_SHARD_LINES {
-            order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            order.truncate(MAX_SHARD_LINES);
-            order.sort_by_key(|o| o.1);
-            shard_note = if zh {
-                format!("<p class=dash-note>共 {shards} 个分片，只画积压峰值最高的 {MAX_SHARD_LINES} 个。</p>")
-            } else {
-                format!("<p class=dash-note>{shards} shards: the {MAX_SHARD_LINES} with the highest peak backlog are drawn.</p>")
-            };
-        }
-        const CLASSES: [&str; MAX_SHARD_LINES] = ["s1", "s2", "s3", "s4", "s5", "s6", "s7"];
-        for (i, (_, k)) in order.into_iter().enumerate() {
-            let label = if zh { format!("分片 {k}") } else { format!("shard {k}") };
-            backlog = backlog.line(
-                &label,
-                CLASSES[i % CLASSES.len()],
-                points(samples, |x| x.backlog_by_shard.get(k).copied().unwrap_or(0) as f64),
-            );
-        }
-    }
-
-    // Scans: rows examined per scan and the slowest scan, in the intervals that had scans.
-    let scanned: Vec<&Sample> = samples.iter().filter(|x| x.scans > 0).collect();
-    let rows = sparse(
-        new("rows", tr("每次扫描读取的行数", "Rows examined per scan"), tr("行 / 次", "rows / scan"), Unit::Count),
-        tr("平均每次扫描", "mean per scan"),
-        "s0",
-        scanned.iter().map(|x| (x.at_ms as f64, x.rows_examined as f64 / x.scans as f64)).collect(),
-    );
-    let latency = sparse(
-        new("latency", tr("扫描耗时", "Scan latency"), tr("耗时", "latency"), Unit::Ms),
-        tr("区间内最慢一次", "slowest in interval"),
-        "s1",
-        scanned.iter().map(|x| (x.at_ms as f64, x.max_scan_latency_ms as f64)).collect(),
-    );
-
-    // Publish failure rate.
-    let mut fail = new(
-        "fail",
-        tr("投递失败率（每个采样区间）", "Publish failure rate (per interval)"),
-        tr("失败 / 尝试", "failures / attempts"),
-        Unit::Share,
-    );
-    fail = sparse(fail, tr("失败率", "failure rate"), "s3", failure_rates(samples));
-    fail.threshold = level(t.fail / 100.0);
-    fail.y_max = Some(1.0);
-
-    // Dead letters.
-    let dead = new("dead", tr("死信（DEAD 行）", "Dead letters (DEAD rows)"), tr("行", "rows"), Unit::Count).line(
-        tr("死信", "dead letters"),
-        "s4",
-        points(samples, |x| x.dead_letters as f64),
-    );
-
-    // Consistency window of the effects applied in each interval (intervals without any: no point;
-    // sparse series as dots, so a single interval with effects still shows).
-    let window = new(
-        "window",
-        tr("一致性窗口（下单到生效，每个采样区间）", "Consistency window (order to effect, per interval)"),
-        tr("窗口", "window"),
-        Unit::Ms,
-    );
-    let window = sparse(window, "p99", "s5", with_effects(samples, |x| x.window_p99_ms as f64));
-    let mut window = sparse(window, "p50", "s2", with_effects(samples, |x| x.window_p50_ms as f64));
-    window.threshold = level(t.p99_ms as f64);
-
     // Alerts, in the order they were raised.
     let mut alerts = alerts_of(samples, &t.for_monitor(), zh, &sim);
     alerts.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms).then(a.metric.cmp(b.metric)));
-
     // The sample at (or just before) the cursor; without a cursor, the end of the run.
     let at = match cursor_ms {
         Some(c) => samples.partition_point(|x| x.at_ms <= c).checked_sub(1),
         None => Some(samples.len() - 1),
     };
-    s.push_str(&tiles(req, &t, samples, at, cursor_ms, &alerts));
-    s.push_str(&alert_log(req, &alerts, cursor_ms));
-    s.push_str(&in_the_log(req, &t));
-
-    s.push_str("<div class=charts>");
-    s.push_str(&whole_ticks(backlog).svg());
-    s.push_str(&shard_note);
-    s.push_str(&histogram(req, samples, at));
-    s.push_str(&whole_ticks(rows).svg());
-    s.push_str(&whole_ticks(latency).svg());
-    s.push_str(&fail.svg());
-    s.push_str(&whole_ticks(dead).svg());
-    s.push_str(&window.svg());
-    s.push_str("</div>");
-    let _ = write!(
-        s,
-        "<p class=dash-note>{}</p>",
-        esc(&if zh {
-            format!(
-                "每 {} 采样一次（metrics_interval_ms，超过 {} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间沿用上一个失败率；没有效果生效的区间不画一致性窗口的点（告警在这样的区间里保持原状）。",
-                duration(series.interval_ms as f64),
-                crate::sim::metrics::MAX_SAMPLES
-            )
-        } else {
-            format!(
-                "One sample every {} (metrics_interval_ms; the step doubles past {} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts carries the last failure rate forward; an interval in which no effect was applied has no consistency-window point (an alert keeps its state through it).",
-                duration(series.interval_ms as f64),
-                crate::sim::metrics::MAX_SAMPLES
-            )
-        })
-    );
+    s.push(&tiles(req, &t, samples, at, cursor_ms, &alerts));
+    s.push(&alert_log(req, &alerts, cursor_ms));
+    s.push(&in_the_log(req, &t));
+    let frame = Frame { zh, marker: cursor_ms.map(|m| m as f64), end_ms: end_ms as f64 };
+    s.push(&charts(req, &frame, &t, samples, at));
+    s.push(&sampling_note(req, series.interval_ms));
     s
+}
+
+/// The thresholds in force (the controls keep what the user types; the values are shown here).
+fn thresholds_note(req: &Request, t: &Thresholds) -> Html {
+    let off = req.t("关闭", "off");
+    html!(
+        "<p class=dash-note data-testid=dash-thresholds>{} {} &gt; {} · {} &gt; {} · {} &gt; {}</p>",
+        req.t("告警阈值：", "Thresholds:"),
+        req.t("积压", "backlog"),
+        if t.backlog > 0 { format!("{} {}", t.backlog, req.t("行", "rows")) } else { off.to_string() },
+        req.t("一致性窗口 p99", "consistency window p99"),
+        if t.p99_ms > 0 { duration(t.p99_ms as f64) } else { off.to_string() },
+        req.t("投递失败率", "publish failure rate"),
+        if t.fail > 0.0 { Unit::Share.label(t.fail / 100.0) } else { off.to_string() },
+    )
+}
+
+/// Why a run with fewer than two samples has no charts.
+fn too_few_samples(req: &Request, samples: usize, end_ms: u64, interval_ms: u64) -> Html {
+    let (lasts, every) = (duration(end_ms as f64), duration(interval_ms as f64));
+    let text = if req.zh() {
+        format!(
+            "这个运行只有 {samples} 个采样点：它只持续了 {lasts}，而指标每 {every} 采样一次（metrics_interval_ms）。画不出曲线——换一个更长的场景，或调小 metrics_interval_ms。"
+        )
+    } else {
+        format!(
+            "This run has {samples} sample(s): it lasts {lasts}, and metrics are sampled every {every} (metrics_interval_ms). There is no curve to draw: pick a longer scenario or a smaller metrics_interval_ms."
+        )
+    };
+    html!("<p class=dash-empty data-testid=dash-empty>{}</p>", text)
+}
+
+/// How the samples are taken, under the charts.
+fn sampling_note(req: &Request, interval_ms: u64) -> Html {
+    let (every, max) = (duration(interval_ms as f64), crate::sim::metrics::MAX_SAMPLES);
+    let text = if req.zh() {
+        format!(
+            "每 {every} 采样一次（metrics_interval_ms，超过 {max} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间沿用上一个失败率；没有效果生效的区间不画一致性窗口的点（告警在这样的区间里保持原状）。"
+        )
+    } else {
+        format!(
+            "One sample every {every} (metrics_interval_ms; the step doubles past {max} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts carries the last failure rate forward; an interval in which no effect was applied has no consistency-window point (an alert keeps its state through it)."
+        )
+    };
+    html!("<p class=dash-note>{}</p>", text)
+}
+
+/// What every chart of the dashboard shares: the language, the time axis over the whole run,
+/// and the cursor's marker.
+struct Frame {
+    zh: bool,
+    marker: Option<f64>,
+    end_ms: f64,
+}
+
+impl Frame {
+    fn tr(&self, zh: &'static str, en: &'static str) -> &'static str {
+        if self.zh {
+            zh
+        } else {
+            en
+        }
+    }
+
+    /// A chart over the run's time.
+    fn chart(&self, id: &'static str, title: &str, y_label: &str, y_unit: Unit) -> Chart {
+        let mut c = Chart::new(id, title, self.tr("时间", "time"), Unit::Ms, y_label, y_unit);
+        c.marker_x = self.marker;
+        c.x_range = Some((0.0, self.end_ms));
+        c.threshold_label = self.tr("阈值", "threshold");
+        c
+    }
+}
+
+/// The charts, in reading order, with the retry histogram at the cursor's sample.
+fn charts(req: &Request, f: &Frame, t: &Thresholds, samples: &[Sample], at: Option<usize>) -> Html {
+    let (backlog, shard_note) = backlog_chart(f, t, samples);
+    let (rows, latency) = scan_charts(f, samples);
+    let mut fail = f.chart(
+        "fail",
+        f.tr("投递失败率（每个采样区间）", "Publish failure rate (per interval)"),
+        f.tr("失败 / 尝试", "failures / attempts"),
+        Unit::Share,
+    );
+    fail = sparse(fail, f.tr("失败率", "failure rate"), "s3", failure_rates(samples));
+    fail.threshold = level(t.fail / 100.0);
+    fail.y_max = Some(1.0);
+    let dead = f
+        .chart("dead", f.tr("死信（DEAD 行）", "Dead letters (DEAD rows)"), f.tr("行", "rows"), Unit::Count)
+        .line(f.tr("死信", "dead letters"), "s4", points(samples, |x| x.dead_letters as f64));
+    let mut s = Html::lit("<div class=charts>");
+    s.push(&whole_ticks(backlog).svg());
+    s.push(&shard_note);
+    s.push(&histogram(req, samples, at));
+    s.push(&whole_ticks(rows).svg());
+    s.push(&whole_ticks(latency).svg());
+    s.push(&fail.svg());
+    s.push(&whole_ticks(dead).svg());
+    s.push(&window_chart(f, t, samples).svg());
+    s.push_lit("</div>");
+    s
+}
+
+/// Backlog, total and per shard (the busiest shards when there are many, with a note).
+fn backlog_chart(f: &Frame, t: &Thresholds, samples: &[Sample]) -> (Chart, Html) {
+    let shards = samples.iter().map(|x| x.backlog_by_shard.len()).max().unwrap_or(0);
+    let mut backlog = f
+        .chart("backlog", f.tr("积压（PENDING 行）", "Backlog (PENDING rows)"), f.tr("行", "rows"), Unit::Count)
+        .line(f.tr("合计", "total"), "s0", points(samples, |x| x.backlog as f64));
+    backlog.threshold = level(t.backlog as f64);
+    let mut shard_note = Html::new();
+    if shards <= 1 {
+        return (backlog, shard_note);
+    }
+    let mut order: Vec<(u64, usize)> = (0..shards)
+        .map(|k| (samples.iter().map(|x| x.backlog_by_shard.get(k).copied().unwrap_or(0)).max().unwrap_or(0), k))
+        .collect();
+    if shards > MAX_SHARD_LINES {
+        order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        order.truncate(MAX_SHARD_LINES);
+        order.sort_by_key(|o| o.1);
+        shard_note = if f.zh {
+            html!("<p class=dash-note>共 {} 个分片，只画积压峰值最高的 {} 个。</p>", shards, MAX_SHARD_LINES)
+        } else {
+            html!(
+                "<p class=dash-note>{} shards: the {} with the highest peak backlog are drawn.</p>",
+                shards,
+                MAX_SHARD_LINES
+            )
+        };
+    }
+    const CLASSES: [&str; MAX_SHARD_LINES] = ["s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+    for (i, (_, k)) in order.into_iter().enumerate() {
+        let label = if f.zh { format!("分片 {k}") } else { format!("shard {k}") };
+        backlog = backlog.line(
+            &label,
+            CLASSES[i % CLASSES.len()],
+            points(samples, |x| x.backlog_by_shard.get(k).copied().unwrap_or(0) as f64),
+        );
+    }
+    (backlog, shard_note)
+}
+
+/// Scans: rows examined per scan and the slowest scan, in the intervals that had scans.
+fn scan_charts(f: &Frame, samples: &[Sample]) -> (Chart, Chart) {
+    let scanned: Vec<&Sample> = samples.iter().filter(|x| x.scans > 0).collect();
+    let rows = sparse(
+        f.chart(
+            "rows",
+            f.tr("每次扫描读取的行数", "Rows examined per scan"),
+            f.tr("行 / 次", "rows / scan"),
+            Unit::Count,
+        ),
+        f.tr("平均每次扫描", "mean per scan"),
+        "s0",
+        scanned.iter().map(|x| (x.at_ms as f64, x.rows_examined as f64 / x.scans as f64)).collect(),
+    );
+    let latency = sparse(
+        f.chart("latency", f.tr("扫描耗时", "Scan latency"), f.tr("耗时", "latency"), Unit::Ms),
+        f.tr("区间内最慢一次", "slowest in interval"),
+        "s1",
+        scanned.iter().map(|x| (x.at_ms as f64, x.max_scan_latency_ms as f64)).collect(),
+    );
+    (rows, latency)
+}
+
+/// Consistency window of the effects applied in each interval (intervals without any: no
+/// point; sparse series as dots, so a single interval with effects still shows).
+fn window_chart(f: &Frame, t: &Thresholds, samples: &[Sample]) -> Chart {
+    let window = f.chart(
+        "window",
+        f.tr("一致性窗口（下单到生效，每个采样区间）", "Consistency window (order to effect, per interval)"),
+        f.tr("窗口", "window"),
+        Unit::Ms,
+    );
+    let window = sparse(window, "p99", "s5", with_effects(samples, |x| x.window_p99_ms as f64));
+    let mut window = sparse(window, "p50", "s2", with_effects(samples, |x| x.window_p50_ms as f64));
+    window.threshold = level(t.p99_ms as f64);
+    window
 }
 
 /// The values at the cursor's sample.
@@ -435,86 +465,43 @@ fn tiles(
     at: Option<usize>,
     cursor_ms: Option<u64>,
     alerts: &[Alert],
-) -> String {
-    let zh = req.zh();
+) -> Html {
     let Some(i) = at else {
-        let first = samples.first().map_or(0, |x| x.at_ms);
-        return format!(
-            "<p class=dash-note data-testid=tiles>{}</p>",
-            if zh {
-                format!("光标之前还没有采样：第一个采样在 {}。", duration(first as f64))
-            } else {
-                format!("No sample before the cursor yet: the first is taken at {}.", duration(first as f64))
-            }
-        );
+        let first = duration(samples.first().map_or(0, |x| x.at_ms) as f64);
+        let text = if req.zh() {
+            format!("光标之前还没有采样：第一个采样在 {first}。")
+        } else {
+            format!("No sample before the cursor yet: the first is taken at {first}.")
+        };
+        return html!("<p class=dash-note data-testid=tiles>{}</p>", text);
     };
     let x = &samples[i];
-    let heading = match cursor_ms {
-        Some(c) if zh => format!("光标处（{}，采样于 {}）", duration(c as f64), duration(x.at_ms as f64)),
-        Some(c) => format!("At the cursor ({}, sample at {})", duration(c as f64), duration(x.at_ms as f64)),
-        None if zh => format!("运行结束时（采样于 {}；在实验台上移动光标可看任一时刻）", duration(x.at_ms as f64)),
-        None => format!(
-            "At the end of the run (sample at {}; move the lab's cursor to see any moment)",
-            duration(x.at_ms as f64)
-        ),
-    };
     let firing = |metric: &str| {
         alerts.iter().any(|a| {
             a.metric == metric && (x.at_ms as f64) >= a.from_ms && ((x.at_ms as f64) < a.to_ms || a.still_firing)
         })
     };
-    let attempts = x.publishes + x.publish_failures;
-    // This interval's rate; without attempts there is none (the last measured one is named).
-    let rate_text = if attempts > 0 {
-        Unit::Share.label(x.publish_failures as f64 / attempts as f64)
-    } else {
-        match failure_rates(&samples[..i]).last() {
-            Some(&(at, r)) if req.zh() => {
-                format!("— <small>（本区间无尝试；上次 {}，于 {}）</small>", Unit::Share.label(r), duration(at))
-            }
-            Some(&(at, r)) => format!(
-                "— <small>(no attempts this interval; last {} at {})</small>",
-                Unit::Share.label(r),
-                duration(at)
-            ),
-            None => "—".to_string(),
-        }
-    };
-    let shard_text = if x.backlog_by_shard.len() > 1 {
-        let parts: Vec<String> = x.backlog_by_shard.iter().take(16).map(|n| n.to_string()).collect();
-        format!(" <small>({} {})</small>", req.t("各分片", "by shard"), parts.join(" / "))
-    } else {
-        String::new()
-    };
     let window = if x.window_max_ms > 0 {
-        format!("{} / {}", duration(x.window_p50_ms as f64), duration(x.window_p99_ms as f64))
+        Html::text(&format!("{} / {}", duration(x.window_p50_ms as f64), duration(x.window_p99_ms as f64)))
     } else {
-        "—".into()
+        Html::lit("—")
     };
     let scans = if x.scans > 0 {
-        format!(
-            "{} · {}",
-            chart::count(x.rows_examined as f64 / x.scans as f64),
-            duration(x.max_scan_latency_ms as f64)
-        )
+        let per_scan = chart::count(x.rows_examined as f64 / x.scans as f64);
+        Html::text(&format!("{per_scan} · {}", duration(x.max_scan_latency_ms as f64)))
     } else {
-        "—".into()
+        Html::lit("—")
     };
-    let tiles: [(&str, &str, String, bool); 7] = [
-        ("backlog", req.t("积压", "Backlog"), format!("{}{shard_text}", x.backlog), t.backlog > 0 && firing("backlog")),
-        ("dead", req.t("死信", "Dead letters"), x.dead_letters.to_string(), false),
-        ("lag", req.t("已投递未确认", "Published, not acked"), x.consumer_lag.to_string(), false),
+    let retried: u64 = x.retry_histogram.iter().skip(1).sum();
+    let tiles: [(&str, &str, Html, bool); 7] = [
+        ("backlog", req.t("积压", "Backlog"), backlog_value(req, x), t.backlog > 0 && firing("backlog")),
+        ("dead", req.t("死信", "Dead letters"), html!("{}", x.dead_letters), false),
+        ("lag", req.t("已投递未确认", "Published, not acked"), html!("{}", x.consumer_lag), false),
         ("scan", req.t("每次扫描行数 · 最慢耗时", "Rows per scan · slowest scan"), scans, false),
         (
             "fail",
             req.t("投递失败率", "Publish failure rate"),
-            format!(
-                "{rate_text} <small>{}{} {} / {attempts}{}</small>",
-                req.t("（", "("),
-                req.t("本区间", "this interval:"),
-                x.publish_failures,
-                req.t("）", ")")
-            ),
+            fail_value(req, samples, i),
             t.fail > 0.0 && firing("fail"),
         ),
         (
@@ -523,33 +510,77 @@ fn tiles(
             window,
             t.p99_ms > 0 && firing("p99"),
         ),
-        (
-            "retries",
-            req.t("待重试的行", "Pending rows retried"),
-            x.retry_histogram.iter().skip(1).sum::<u64>().to_string(),
-            false,
-        ),
+        ("retries", req.t("待重试的行", "Pending rows retried"), html!("{}", retried), false),
     ];
-    let mut s = format!("<section class=tiles data-testid=tiles><h3>{}</h3><dl>", esc(&heading));
+    let mut s = html!("<section class=tiles data-testid=tiles><h3>{}</h3><dl>", tiles_heading(req, x, cursor_ms));
     for (id, label, value, on) in tiles {
         let class = if on { "tile firing" } else { "tile" };
-        let _ = write!(s, "<div class=\"{class}\" data-testid=tile-{id}><dt>{label}</dt><dd>{value}</dd></div>");
+        html_write!(s, "<div class=\"{}\" data-testid=tile-{}><dt>{}</dt><dd>{}</dd></div>", class, id, label, value);
     }
-    s.push_str("</dl></section>");
+    s.push_lit("</dl></section>");
     s
+}
+
+/// What the tiles show: the cursor's moment and its sample, or the end of the run.
+fn tiles_heading(req: &Request, x: &Sample, cursor_ms: Option<u64>) -> String {
+    let sample = duration(x.at_ms as f64);
+    match cursor_ms {
+        Some(c) if req.zh() => format!("光标处（{}，采样于 {sample}）", duration(c as f64)),
+        Some(c) => format!("At the cursor ({}, sample at {sample})", duration(c as f64)),
+        None if req.zh() => format!("运行结束时（采样于 {sample}；在实验台上移动光标可看任一时刻）"),
+        None => format!("At the end of the run (sample at {sample}; move the lab's cursor to see any moment)"),
+    }
+}
+
+/// The backlog at a sample, with each shard's when there are several.
+fn backlog_value(req: &Request, x: &Sample) -> Html {
+    if x.backlog_by_shard.len() <= 1 {
+        return html!("{}", x.backlog);
+    }
+    let parts: Vec<String> = x.backlog_by_shard.iter().take(16).map(|n| n.to_string()).collect();
+    html!("{} <small>({} {})</small>", x.backlog, req.t("各分片", "by shard"), parts.join(" / "))
+}
+
+/// The publish failure rate of sample `i`'s interval; without attempts there is none (the
+/// last measured one is named).
+fn fail_value(req: &Request, samples: &[Sample], i: usize) -> Html {
+    let x = &samples[i];
+    let attempts = x.publishes + x.publish_failures;
+    let rate = if attempts > 0 {
+        Html::text(&Unit::Share.label(x.publish_failures as f64 / attempts as f64))
+    } else {
+        match failure_rates(&samples[..i]).last() {
+            Some(&(at, r)) if req.zh() => {
+                html!("— <small>（本区间无尝试；上次 {}，于 {}）</small>", Unit::Share.label(r), duration(at))
+            }
+            Some(&(at, r)) => {
+                html!("— <small>(no attempts this interval; last {} at {})</small>", Unit::Share.label(r), duration(at))
+            }
+            None => Html::lit("—"),
+        }
+    };
+    html!(
+        "{} <small>{}{} {} / {}{}</small>",
+        rate,
+        req.t("（", "("),
+        req.t("本区间", "this interval:"),
+        x.publish_failures,
+        attempts,
+        req.t("）", ")")
+    )
 }
 
 /// The same alerts as events in the lab's own log: a link that replays the run with these
 /// thresholds as its `alert_*` settings (the core's monitor then raises and clears them in
 /// the event log), or a note that it already does.
-fn in_the_log(req: &mut Request, t: &Thresholds) -> String {
+fn in_the_log(req: &mut Request, t: &Thresholds) -> Html {
     let want = t.for_monitor();
     let run = req.spec().map(|s| AlertThresholds::of(&s.config)).unwrap_or_default();
     if want == run {
         if want == AlertThresholds::default() {
-            return String::new();
+            return Html::new();
         }
-        return format!(
+        return html!(
             "<p class=dash-note data-testid=alerts-in-log>{}</p>",
             req.t(
                 "这些告警也在实验台的事件日志里（设置 alert_*）。",
@@ -562,16 +593,16 @@ fn in_the_log(req: &mut Request, t: &Thresholds) -> String {
     link.config.push(("alert_backlog_rows".into(), want.backlog_rows.to_string()));
     link.config.push(("alert_window_p99_ms".into(), want.window_p99_ms.to_string()));
     link.config.push(("alert_failure_rate".into(), (want.failure_rate_ppm as f64 / 1_000_000.0).to_string()));
-    format!(
+    html!(
         "<p class=actions><button data-go=\"{}\" data-testid=alerts-to-log>{}</button></p>",
-        esc(&crate::link::to_query(&link)),
+        crate::link::to_query(&link),
         req.t("让实验台的监控在事件日志里发出这些告警 ▶", "Raise these alerts in the lab's event log ▶")
     )
 }
 
 /// The alert log: each alert with when it was raised and cleared, its peak, and a button that
 /// moves the lab's cursor to where it was raised.
-fn alert_log(req: &Request, alerts: &[Alert], cursor_ms: Option<u64>) -> String {
+fn alert_log(req: &Request, alerts: &[Alert], cursor_ms: Option<u64>) -> Html {
     let zh = req.zh();
     let n = alerts.len();
     let count = if zh {
@@ -581,12 +612,13 @@ fn alert_log(req: &Request, alerts: &[Alert], cursor_ms: Option<u64>) -> String 
     } else {
         format!("{n} alerts")
     };
-    let mut s = format!(
-        "<section class=alerts data-testid=alerts><h3>{} <span class=alert-count data-testid=alert-count>{count}</span></h3>",
-        req.t("告警记录", "Alert log")
+    let mut s = html!(
+        "<section class=alerts data-testid=alerts><h3>{} <span class=alert-count data-testid=alert-count>{}</span></h3>",
+        req.t("告警记录", "Alert log"),
+        count
     );
     if alerts.is_empty() {
-        let _ = write!(
+        html_write!(
             s,
             "<p class=no-alerts data-testid=no-alerts>{}</p></section>",
             req.t(
@@ -596,55 +628,57 @@ fn alert_log(req: &Request, alerts: &[Alert], cursor_ms: Option<u64>) -> String 
         );
         return s;
     }
-    s.push_str("<ol class=alert-log data-testid=alert-log>");
+    s.push_lit("<ol class=alert-log data-testid=alert-log>");
     for a in alerts.iter().take(MAX_ALERTS_SHOWN) {
-        let active = cursor_ms.is_some_and(|c| (c as f64) >= a.from_ms && ((c as f64) < a.to_ms || a.still_firing));
-        let cleared = if a.still_firing {
-            req.t("运行结束时仍在告警", "still firing at the end of the run").to_string()
-        } else if zh {
-            format!("{} 解除", duration(a.to_ms))
-        } else {
-            format!("cleared at {}", duration(a.to_ms))
-        };
-        let text = if zh {
-            format!("{} 触发，{cleared}，峰值 {}", duration(a.from_ms), a.unit.label(a.peak))
-        } else {
-            format!("raised at {}, {cleared}, peak {}", duration(a.from_ms), a.unit.label(a.peak))
-        };
-        let _ = write!(
-            s,
-            "<li class=\"{}\" data-metric={} data-from={}><b>{}</b> {} <button data-at={} title=\"{}\">{}</button></li>",
-            if active { "alert-entry firing" } else { "alert-entry" },
-            a.metric,
-            a.from_ms,
-            esc(&a.name),
-            esc(&text),
-            a.at_event,
-            req.t("把实验台的光标移到告警开始处", "Move the lab's cursor to where the alert was raised"),
-            if zh { format!("跳到事件 {}", a.at_event) } else { format!("go to event {}", a.at_event) }
-        );
+        s.push(&alert_entry(req, a, cursor_ms));
     }
-    s.push_str("</ol>");
+    s.push_lit("</ol>");
     if n > MAX_ALERTS_SHOWN {
-        let _ = write!(
-            s,
-            "<p class=dash-note>{}</p>",
-            if zh {
-                format!("只列出前 {MAX_ALERTS_SHOWN} 条。")
-            } else {
-                format!("The first {MAX_ALERTS_SHOWN} are listed.")
-            }
-        );
+        let more = if zh {
+            format!("只列出前 {MAX_ALERTS_SHOWN} 条。")
+        } else {
+            format!("The first {MAX_ALERTS_SHOWN} are listed.")
+        };
+        html_write!(s, "<p class=dash-note>{}</p>", more);
     }
-    s.push_str("</section>");
+    s.push_lit("</section>");
     s
 }
 
+/// One entry of the alert log, lit while the cursor is inside it.
+fn alert_entry(req: &Request, a: &Alert, cursor_ms: Option<u64>) -> Html {
+    let zh = req.zh();
+    let active = cursor_ms.is_some_and(|c| (c as f64) >= a.from_ms && ((c as f64) < a.to_ms || a.still_firing));
+    let cleared = if a.still_firing {
+        req.t("运行结束时仍在告警", "still firing at the end of the run").to_string()
+    } else if zh {
+        format!("{} 解除", duration(a.to_ms))
+    } else {
+        format!("cleared at {}", duration(a.to_ms))
+    };
+    let text = if zh {
+        format!("{} 触发，{cleared}，峰值 {}", duration(a.from_ms), a.unit.label(a.peak))
+    } else {
+        format!("raised at {}, {cleared}, peak {}", duration(a.from_ms), a.unit.label(a.peak))
+    };
+    html!(
+        "<li class=\"{}\" data-metric={} data-from={}><b>{}</b> {} <button data-at={} title=\"{}\">{}</button></li>",
+        if active { "alert-entry firing" } else { "alert-entry" },
+        a.metric,
+        a.from_ms,
+        a.name,
+        text,
+        a.at_event,
+        req.t("把实验台的光标移到告警开始处", "Move the lab's cursor to where the alert was raised"),
+        if zh { format!("跳到事件 {}", a.at_event) } else { format!("go to event {}", a.at_event) }
+    )
+}
+
 /// The pending rows by retry count at the cursor's sample, as bars ("≥k" for the last bucket).
-fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> String {
+fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> Html {
     let zh = req.zh();
     let Some(x) = at.map(|i| &samples[i]) else {
-        return String::new();
+        return Html::new();
     };
     let bars: Vec<(String, f64)> = x
         .retry_histogram
@@ -657,16 +691,15 @@ fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> String {
     } else {
         format!("Pending rows by retry count (at {})", duration(x.at_ms as f64))
     };
-    let svg = chart::bars("retries", &title, Unit::Count, &bars, "s6");
-    let body = svg.strip_suffix("</figure>").unwrap_or(&svg);
-    format!(
-        "{body}<p class=axis-note>{}</p><ul class=legend><li><span class=\"swatch s6\"></span>{}</li></ul></figure>",
+    let more = html!(
+        "<p class=axis-note>{}</p><ul class=legend><li><span class=\"swatch s6\"></span>{}</li></ul>",
         req.t(
             "横轴：重试次数（最后一栏为“不少于”）；纵轴：行数",
             "x: retry count (the last bar is \"at least\"); y: rows"
         ),
         req.t("PENDING 行", "PENDING rows")
-    )
+    );
+    chart::bars("retries", &title, Unit::Count, &bars, "s6", &more)
 }
 
 #[cfg(test)]

@@ -5,15 +5,16 @@
 //! from the core's own counters and checker: a ghost effect, a lost order, or correct.
 
 use super::chart::nice_ticks;
-use super::{duration, esc, play, select, Request};
+use super::{duration, play, select, Request};
 use crate::link;
+use crate::markup::Html;
 use crate::sim::config::Mode;
 use crate::sim::event::{EventKind, Injection, RollbackCause};
 use crate::sim::outbox_table::Status;
 use crate::sim::scenario::RunSpec;
 use crate::sim::{Simulation, World};
+use crate::{html, html_write};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// The built-in run the view opens with.
 pub const BUILTIN: &str = "one-fault-three-ways";
@@ -32,7 +33,7 @@ const ROW: f64 = 16.0;
 const GAP: f64 = 10.0;
 const AXIS: f64 = 34.0;
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     let from = from(req);
     let options = [
         ("builtin", req.t("内置：一个故障，三条路", "Built-in: one fault, three ways")),
@@ -85,16 +86,24 @@ impl Mark {
         }
     }
 
-    /// A small SVG shape centred on (x, y).
-    fn shape(self, x: f64, y: f64) -> String {
+    /// A small SVG shape centred on (x, y): the start of its tag, for the caller to close
+    /// (see [`Mark::tag`]).
+    fn shape(self, x: f64, y: f64) -> Html {
         match self {
-            Mark::Commit => format!("<rect x={:.1} y={:.1} width=8 height=8", x - 4.0, y - 4.0),
-            Mark::Rollback => {
-                format!("<path d=\"M{:.1},{:.1}l8,8m0,-8l-8,8\"", x - 4.0, y - 4.0)
-            }
-            Mark::Crash => format!("<path d=\"M{x:.1},{:.1}l5,9h-10z\"", y - 5.0),
-            Mark::Send | Mark::Republish => format!("<path d=\"M{x:.1},{:.1}l5,5l-5,5l-5,-5z\"", y - 5.0),
-            Mark::Effect => format!("<circle cx={x:.1} cy={y:.1} r=5"),
+            Mark::Commit => html!("<rect x={:.1} y={:.1} width=8 height=8", x - 4.0, y - 4.0),
+            Mark::Rollback => html!("<path d=\"M{:.1},{:.1}l8,8m0,-8l-8,8\"", x - 4.0, y - 4.0),
+            Mark::Crash => html!("<path d=\"M{:.1},{:.1}l5,9h-10z\"", x, y - 5.0),
+            Mark::Send | Mark::Republish => html!("<path d=\"M{:.1},{:.1}l5,5l-5,5l-5,-5z\"", x, y - 5.0),
+            Mark::Effect => html!("<circle cx={:.1} cy={:.1} r=5", x, y),
+        }
+    }
+
+    /// The element [`Mark::shape`] opens.
+    fn tag(self) -> &'static str {
+        match self {
+            Mark::Commit => "rect",
+            Mark::Effect => "circle",
+            _ => "path",
         }
     }
 }
@@ -279,7 +288,7 @@ fn go_link(req: &Request, lane: &RunSpec) -> String {
     req.stage_link(&lane.scenario.id, Some(lane.seed), cfg, lane.interventions.clone())
 }
 
-pub fn body(req: &mut Request) -> String {
+pub fn body(req: &mut Request) -> Html {
     let from = from(req);
     let spec = if from == "lab" {
         req.spec()
@@ -287,29 +296,40 @@ pub fn body(req: &mut Request) -> String {
         RunSpec::builtin(BUILTIN, req.link.seed).map_err(|e| req.notices.push(e)).ok()
     };
     let Some(spec) = spec else {
-        return format!("<p class=empty>{}</p>", req.t("没有可以比较的运行。", "There is no run to compare."));
+        return html!("<p class=empty>{}</p>", req.t("没有可以比较的运行。", "There is no run to compare."));
     };
     let [outbox, send_first, commit_first] = spec.three_lanes();
     let mut lanes: Vec<Lane> = Vec::with_capacity(3);
     for lane_spec in [send_first, commit_first, outbox] {
         lanes.push(Lane::new(req, lane_spec));
     }
+    let (keys, hidden) = keys_to_draw(&lanes);
+    let mut s = lead(req, &spec);
+    s.push(&lanes_chart(req, &lanes, &keys, hidden));
+    // The lanes as cards: how each works, its verdict from the core, what became of each key.
+    s.push_lit("<div class=lanes>");
+    for lane in &lanes {
+        s.push(&lane_card(req, lane, &keys));
+    }
+    s.push_lit("</div>");
+    s
+}
 
-    let mut s = String::new();
+/// What is compared: the scenario, its seed, and a word on the lab's interventions.
+fn lead(req: &Request, spec: &RunSpec) -> Html {
     let title = if req.zh() { &spec.scenario.title_zh } else { &spec.scenario.title_en };
-    let _ = write!(
-        s,
+    let mut s = html!(
         "<p class=lead>{} <q>{}</q>{} {}</p>",
         req.t(
             "同一个场景、同一个种子、同一批故障，用三种做法各跑一遍：",
             "One scenario, one seed, the same faults, played three ways:"
         ),
-        esc(title),
+        title,
         req.t("，种子", ", seed"),
         spec.seed
     );
     if !spec.interventions.is_empty() {
-        let _ = write!(
+        html_write!(
             s,
             "<p class=note>{}</p>",
             req.t(
@@ -318,10 +338,15 @@ pub fn body(req: &mut Request) -> String {
             )
         );
     }
+    s
+}
 
-    // The keys to draw: the same for every lane, the interesting ones first.
+/// The keys to draw, the same for every lane: the interesting ones first (a fault, a
+/// re-publish, or a bad outcome in some lane), then the others, at most [`MAX_KEYS`], in the
+/// order they first appeared; and how many were left out.
+fn keys_to_draw(lanes: &[Lane]) -> (Vec<&str>, usize) {
     let mut first_at: BTreeMap<&str, u64> = BTreeMap::new();
-    for lane in &lanes {
+    for lane in lanes {
         for (k, at) in &lane.first_at {
             let e = first_at.entry(k.as_str()).or_insert(*at);
             *e = (*e).min(*at);
@@ -346,211 +371,256 @@ pub fn body(req: &mut Request) -> String {
         }
     }
     keys.sort_by_key(|(k, at)| (*at, *k));
-    let keys: Vec<&str> = keys.into_iter().map(|(k, _)| k).collect();
     let hidden = by_time.len() - keys.len();
+    (keys.into_iter().map(|(k, _)| k).collect(), hidden)
+}
 
-    // One time axis for all three lanes: from 0 to a round tick past the last moment drawn.
-    let mut last_ms = 0u64;
-    for lane in &lanes {
-        for key in &keys {
-            for m in lane.moments.get(*key).into_iter().flatten() {
-                last_ms = last_ms.max(m.at_ms);
+/// The chart's geometry: one time axis for all three lanes, from 0 to a round tick past the
+/// last moment drawn, and a band per lane with a row per key.
+struct Axis {
+    ticks: Vec<f64>,
+    t1: f64,
+    band_h: f64,
+    height: f64,
+}
+
+impl Axis {
+    fn new(lanes: &[Lane], keys: &[&str]) -> Axis {
+        let mut last_ms = 0u64;
+        for lane in lanes {
+            for key in keys {
+                for m in lane.moments.get(*key).into_iter().flatten() {
+                    last_ms = last_ms.max(m.at_ms);
+                }
+            }
+            for (at, _) in &lane.injections {
+                last_ms = last_ms.max(*at);
             }
         }
-        for (at, _) in &lane.injections {
-            last_ms = last_ms.max(*at);
-        }
+        let ticks = nice_ticks((last_ms as f64 * 1.05).max(1_000.0));
+        let t1 = ticks.last().copied().unwrap_or(1_000.0).max(1.0);
+        let band_h = HEAD + ROW * keys.len().max(1) as f64;
+        Axis { ticks, t1, band_h, height: 3.0 * band_h + 2.0 * GAP + AXIS }
     }
-    let ticks = nice_ticks((last_ms as f64 * 1.05).max(1_000.0));
-    let t1 = ticks.last().copied().unwrap_or(1_000.0).max(1.0);
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let px = |t: u64| LEFT + t as f64 / t1 * plot_w;
 
-    let band_h = HEAD + ROW * keys.len().max(1) as f64;
-    let height = 3.0 * band_h + 2.0 * GAP + AXIS;
+    fn px(&self, t: u64) -> f64 {
+        LEFT + t as f64 / self.t1 * (WIDTH - LEFT - RIGHT)
+    }
+}
+
+/// The three lanes on one time axis, with the legend.
+fn lanes_chart(req: &Request, lanes: &[Lane], keys: &[&str], hidden: usize) -> Html {
+    let axis = Axis::new(lanes, keys);
     let caption = req.t("三条路，一条时间轴", "Three lanes, one time axis");
-    let _ = write!(
-        s,
-        "<figure class=\"chart lanes-chart\" data-testid=chart-lanes><figcaption>{caption}</figcaption>\
-         <svg viewBox=\"0 0 {WIDTH} {height}\" role=img aria-label=\"{caption}\" data-t1={t1}><title>{caption}</title>"
+    let mut s = html!(
+        "<figure class=\"chart lanes-chart\" data-testid=chart-lanes><figcaption>{0}</figcaption>\
+         <svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\" data-t1={3}><title>{0}</title>",
+        caption,
+        WIDTH,
+        axis.height,
+        axis.t1
     );
     for (i, lane) in lanes.iter().enumerate() {
-        let y0 = i as f64 * (band_h + GAP);
-        let (verdict, ..) = lane.verdict();
-        let mode = lane.mode.as_str();
-        let _ = write!(
-            s,
-            "<g class=\"lane-band verdict-{verdict}\" data-lane={mode}><rect class=band x=0 y={y0} width={WIDTH} height={band_h} />\
-             <text class=lane-name x=6 y={:.1}>{}</text>",
-            y0 + 14.0,
-            lane_name(req, lane.mode)
-        );
-        for (at, label) in &lane.injections {
-            let x = px(*at);
-            let _ = write!(
-                s,
-                "<line class=fault-line x1={x:.1} x2={x:.1} y1={y0} y2={:.1}><title>{} · {}</title></line>",
-                y0 + band_h,
-                esc(label),
-                duration(*at as f64)
-            );
-        }
-        for (row, key) in keys.iter().enumerate() {
-            let y = y0 + HEAD + ROW * row as f64 + ROW / 2.0;
-            let outcome = lane.world().map_or("none", |w| outcome(w, key));
-            let _ = write!(
-                s,
-                "<text class=\"key-label key-{outcome}\" x={:.1} y={:.1} text-anchor=end>{}<title>{}</title></text>",
-                LEFT - 6.0,
-                y + 4.0,
-                esc(key),
-                outcome_label(req, outcome)
-            );
-            let moments = lane.moments.get(*key).map(Vec::as_slice).unwrap_or(&[]);
-            if let (Some(a), Some(b)) = (moments.iter().map(|m| m.at_ms).min(), moments.iter().map(|m| m.at_ms).max()) {
-                let _ = write!(s, "<line class=key-span x1={:.1} x2={:.1} y1={y:.1} y2={y:.1} />", px(a), px(b));
-            }
-            for m in moments {
-                let x = px(m.at_ms);
-                if m.fault {
-                    let _ = write!(s, "<line class=fault-line x1={x:.1} x2={x:.1} y1={y0} y2={:.1} />", y0 + band_h);
-                }
-                let fault = if m.fault { " fault" } else { "" };
-                let _ = write!(
-                    s,
-                    "{} class=\"moment {}{fault}\" data-t={} data-x={x:.1}><title>{} · {} · {}</title></{}>",
-                    m.mark.shape(x, y),
-                    m.mark.class(),
-                    m.at_ms,
-                    esc(key),
-                    m.mark.label(req, lane.mode),
-                    duration(m.at_ms as f64),
-                    match m.mark {
-                        Mark::Commit => "rect",
-                        Mark::Effect => "circle",
-                        _ => "path",
-                    }
-                );
-            }
-        }
-        s.push_str("</g>");
+        s.push(&lane_band(req, lane, i as f64 * (axis.band_h + GAP), keys, &axis));
     }
-    let axis_y = 3.0 * band_h + 2.0 * GAP + 4.0;
-    let _ = write!(
-        s,
-        "<g class=time-axis><line class=axis x1={LEFT} x2={:.1} y1={axis_y:.1} y2={axis_y:.1} />",
-        WIDTH - RIGHT
-    );
-    for t in &ticks {
-        let x = px(*t as u64);
-        let _ = write!(
-            s,
-            "<line class=grid x1={x:.1} x2={x:.1} y1=0 y2={axis_y:.1} /><text class=tick x={x:.1} y={:.1} text-anchor=middle>{}</text>",
-            axis_y + 14.0,
-            duration(*t)
-        );
-    }
-    let _ = write!(
-        s,
-        "<text class=axis-label x={:.1} y={:.1} text-anchor=middle>{}</text></g></svg>",
-        LEFT + plot_w / 2.0,
-        height - 2.0,
-        req.t("模拟时间", "simulated time")
-    );
-    // The legend: the shapes, drawn as in the chart.
-    s.push_str("<ul class=legend>");
-    for mark in [Mark::Commit, Mark::Rollback, Mark::Crash, Mark::Send, Mark::Republish, Mark::Effect] {
-        let tag = match mark {
-            Mark::Commit => "rect",
-            Mark::Effect => "circle",
-            _ => "path",
-        };
-        let fault = if mark == Mark::Crash { " fault" } else { "" };
-        let label = match mark {
-            Mark::Send => req.t("消息发出（直接发或投递器发布）", "message sent (directly or by the relay)"),
-            _ => mark.label(req, Mode::Outbox),
-        };
-        let _ = write!(
-            s,
-            "<li><svg class=glyph viewBox=\"-7 -7 14 14\" width=14 height=14 aria-hidden=true>{} class=\"moment {}{fault}\"></{tag}></svg>{label}</li>",
-            mark.shape(0.0, 0.0),
-            mark.class()
-        );
-    }
-    let _ =
-        write!(s, "<li><span class=\"swatch fault-line\"></span>{}</li></ul>", req.t("注入的故障", "injected fault"));
+    s.push(&time_axis(req, &axis));
+    s.push(&legend(req));
     if hidden > 0 {
-        let _ = write!(
+        html_write!(
             s,
-            "<p class=more>{} {hidden} {}</p>",
+            "<p class=more>{} {} {}</p>",
             req.t("另有", "+"),
+            hidden,
             req.t(
                 "个订单未画出（先画有故障或出错的）。",
                 "more order keys not drawn (the faulted and broken ones come first)."
             )
         );
     }
-    s.push_str("</figure>");
+    s.push_lit("</figure>");
+    s
+}
 
-    // The lanes as cards: how each works, its verdict from the core, what became of each key.
-    s.push_str("<div class=lanes>");
-    for lane in &lanes {
-        let (verdict, ghost, lost, violations) = lane.verdict();
-        let mode = lane.mode.as_str();
-        let _ = write!(
+/// One lane's band from `y0`: its name, the injected faults, and a row of moments per key.
+fn lane_band(req: &Request, lane: &Lane, y0: f64, keys: &[&str], axis: &Axis) -> Html {
+    let (verdict, ..) = lane.verdict();
+    let mut s = html!(
+        "<g class=\"lane-band verdict-{}\" data-lane={}><rect class=band x=0 y={} width={} height={} />\
+         <text class=lane-name x=6 y={:.1}>{}</text>",
+        verdict,
+        lane.mode.as_str(),
+        y0,
+        WIDTH,
+        axis.band_h,
+        y0 + 14.0,
+        lane_name(req, lane.mode)
+    );
+    for (at, label) in &lane.injections {
+        let x = axis.px(*at);
+        html_write!(
             s,
-            "<section class=\"lane verdict-{verdict}\" data-testid=lane-{mode}><h3>{}</h3><p class=lane-how>{}</p>\
-             <p class=verdict data-testid=verdict data-verdict={verdict}>{}</p>\
-             <p class=lane-counts>{} {ghost} · {} {lost} · {} {violations}</p>",
-            lane_name(req, lane.mode),
-            lane_how(req, lane.mode),
-            verdict_label(req, verdict),
-            req.t("幽灵出餐", "ghost effects"),
-            req.t("丢单", "lost orders"),
-            req.t("检查器违规", "checker violations"),
-        );
-        if let Some(sim) = &lane.sim {
-            if sim.phase() != crate::sim::simulation::Phase::Settled {
-                let _ = write!(
-                    s,
-                    "<p class=note>{}</p>",
-                    req.t(
-                        "这次运行在收尾前被截断（时间或事件上限）。",
-                        "This run stopped before it settled (a time or event limit)."
-                    )
-                );
-            }
-        }
-        if let Some(world) = lane.world() {
-            s.push_str("<ul class=lane-keys>");
-            for key in &keys {
-                let outcome = outcome(world, key);
-                let moments = lane.moments.get(*key).map(Vec::as_slice).unwrap_or(&[]);
-                let steps: Vec<String> = moments
-                    .iter()
-                    .map(|m| {
-                        let fault = if m.fault { "⚡" } else { "" };
-                        format!("{fault}{} {}", m.mark.label(req, lane.mode), duration(m.at_ms as f64))
-                    })
-                    .collect();
-                let _ = write!(
-                    s,
-                    "<li class=key-{outcome}><b>{}</b> {} → <span class=key-outcome>{}</span></li>",
-                    esc(key),
-                    esc(&steps.join(" · ")),
-                    outcome_label(req, outcome)
-                );
-            }
-            s.push_str("</ul>");
-        }
-        let _ = write!(
-            s,
-            "<button data-go=\"{}\" data-testid=go-{mode}>{}</button></section>",
-            esc(&go_link(req, &lane.spec)),
-            req.t("在舞台上打开这条路", "Open this lane on the stage")
+            "<line class=fault-line x1={0:.1} x2={0:.1} y1={1} y2={2:.1}><title>{3} · {4}</title></line>",
+            x,
+            y0,
+            y0 + axis.band_h,
+            label,
+            duration(*at as f64)
         );
     }
-    s.push_str("</div>");
+    for (row, key) in keys.iter().enumerate() {
+        let y = y0 + HEAD + ROW * row as f64 + ROW / 2.0;
+        s.push(&key_row(req, lane, key, (y0, y), axis));
+    }
+    s.push_lit("</g>");
+    s
+}
+
+/// One key's row in a lane: its name and outcome, its span, and its moments (a fault's moment
+/// with a line across the band). `y0` is the band's top, `y` the row's middle.
+fn key_row(req: &Request, lane: &Lane, key: &str, (y0, y): (f64, f64), axis: &Axis) -> Html {
+    let outcome = lane.world().map_or("none", |w| outcome(w, key));
+    let mut s = html!(
+        "<text class=\"key-label key-{}\" x={:.1} y={:.1} text-anchor=end>{}<title>{}</title></text>",
+        outcome,
+        LEFT - 6.0,
+        y + 4.0,
+        key,
+        outcome_label(req, outcome)
+    );
+    let moments = lane.moments.get(key).map(Vec::as_slice).unwrap_or(&[]);
+    if let (Some(a), Some(b)) = (moments.iter().map(|m| m.at_ms).min(), moments.iter().map(|m| m.at_ms).max()) {
+        html_write!(s, "<line class=key-span x1={:.1} x2={:.1} y1={2:.1} y2={2:.1} />", axis.px(a), axis.px(b), y);
+    }
+    for m in moments {
+        let x = axis.px(m.at_ms);
+        if m.fault {
+            html_write!(s, "<line class=fault-line x1={0:.1} x2={0:.1} y1={1} y2={2:.1} />", x, y0, y0 + axis.band_h);
+        }
+        html_write!(
+            s,
+            "{} class=\"moment {}{}\" data-t={} data-x={:.1}><title>{} · {} · {}</title></{}>",
+            m.mark.shape(x, y),
+            m.mark.class(),
+            if m.fault { " fault" } else { "" },
+            m.at_ms,
+            x,
+            key,
+            m.mark.label(req, lane.mode),
+            duration(m.at_ms as f64),
+            m.mark.tag()
+        );
+    }
+    s
+}
+
+/// The time axis under the three bands, and the end of the picture.
+fn time_axis(req: &Request, axis: &Axis) -> Html {
+    let axis_y = 3.0 * axis.band_h + 2.0 * GAP + 4.0;
+    let mut s =
+        html!("<g class=time-axis><line class=axis x1={} x2={:.1} y1={2:.1} y2={2:.1} />", LEFT, WIDTH - RIGHT, axis_y);
+    for t in &axis.ticks {
+        html_write!(
+            s,
+            "<line class=grid x1={0:.1} x2={0:.1} y1=0 y2={1:.1} /><text class=tick x={0:.1} y={2:.1} text-anchor=middle>{3}</text>",
+            axis.px(*t as u64),
+            axis_y,
+            axis_y + 14.0,
+            duration(*t)
+        );
+    }
+    html_write!(
+        s,
+        "<text class=axis-label x={:.1} y={:.1} text-anchor=middle>{}</text></g></svg>",
+        LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
+        axis.height - 2.0,
+        req.t("模拟时间", "simulated time")
+    );
+    s
+}
+
+/// The legend: the shapes, drawn as in the chart.
+fn legend(req: &Request) -> Html {
+    let mut s = Html::lit("<ul class=legend>");
+    for mark in [Mark::Commit, Mark::Rollback, Mark::Crash, Mark::Send, Mark::Republish, Mark::Effect] {
+        let label = match mark {
+            Mark::Send => req.t("消息发出（直接发或投递器发布）", "message sent (directly or by the relay)"),
+            _ => mark.label(req, Mode::Outbox),
+        };
+        html_write!(
+            s,
+            "<li><svg class=glyph viewBox=\"-7 -7 14 14\" width=14 height=14 aria-hidden=true>{} class=\"moment {}{}\"></{}></svg>{}</li>",
+            mark.shape(0.0, 0.0),
+            mark.class(),
+            if mark == Mark::Crash { " fault" } else { "" },
+            mark.tag(),
+            label
+        );
+    }
+    html_write!(s, "<li><span class=\"swatch fault-line\"></span>{}</li></ul>", req.t("注入的故障", "injected fault"));
+    s
+}
+
+/// A lane as a card: how it works, its verdict from the core, what became of each key, and
+/// the button that opens it on the stage.
+fn lane_card(req: &Request, lane: &Lane, keys: &[&str]) -> Html {
+    let (verdict, ghost, lost, violations) = lane.verdict();
+    let mode = lane.mode.as_str();
+    let mut s = html!(
+        "<section class=\"lane verdict-{0}\" data-testid=lane-{1}><h3>{2}</h3><p class=lane-how>{3}</p>\
+         <p class=verdict data-testid=verdict data-verdict={0}>{4}</p>\
+         <p class=lane-counts>{5} {6} · {7} {8} · {9} {10}</p>",
+        verdict,
+        mode,
+        lane_name(req, lane.mode),
+        lane_how(req, lane.mode),
+        verdict_label(req, verdict),
+        req.t("幽灵出餐", "ghost effects"),
+        ghost,
+        req.t("丢单", "lost orders"),
+        lost,
+        req.t("检查器违规", "checker violations"),
+        violations
+    );
+    if lane.sim.as_ref().is_some_and(|sim| sim.phase() != crate::sim::simulation::Phase::Settled) {
+        html_write!(
+            s,
+            "<p class=note>{}</p>",
+            req.t(
+                "这次运行在收尾前被截断（时间或事件上限）。",
+                "This run stopped before it settled (a time or event limit)."
+            )
+        );
+    }
+    if let Some(world) = lane.world() {
+        s.push_lit("<ul class=lane-keys>");
+        for key in keys {
+            let outcome = outcome(world, key);
+            let moments = lane.moments.get(*key).map(Vec::as_slice).unwrap_or(&[]);
+            let steps: Vec<String> = moments
+                .iter()
+                .map(|m| {
+                    let fault = if m.fault { "⚡" } else { "" };
+                    format!("{fault}{} {}", m.mark.label(req, lane.mode), duration(m.at_ms as f64))
+                })
+                .collect();
+            html_write!(
+                s,
+                "<li class=key-{}><b>{}</b> {} → <span class=key-outcome>{}</span></li>",
+                outcome,
+                key,
+                steps.join(" · "),
+                outcome_label(req, outcome)
+            );
+        }
+        s.push_lit("</ul>");
+    }
+    html_write!(
+        s,
+        "<button data-go=\"{}\" data-testid=go-{}>{}</button></section>",
+        go_link(req, &lane.spec),
+        mode,
+        req.t("在舞台上打开这条路", "Open this lane on the stage")
+    );
     s
 }
 

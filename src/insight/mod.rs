@@ -27,9 +27,10 @@ pub mod scale;
 pub mod twopc;
 
 use crate::link::{self, Lang, UrlState};
+use crate::markup::Html;
 use crate::sim::scenario::RunSpec;
 use crate::sim::Simulation;
-use std::fmt::Write;
+use crate::{html, html_write};
 
 /// The views, in tab order: (id, 中文, English).
 pub const VIEWS: [(&str, &str, &str); 5] = [
@@ -212,7 +213,9 @@ pub fn cache_key(request: &str) -> String {
     format!("{first}\n{}", link.join("&"))
 }
 
-/// Answers one request: `key \u{1} controls \u{1} body`.
+/// Answers one request: `key \u{1} controls \u{1} body`. The parts are markup, made as
+/// [`Html`]; they become a string here, to cross to the page (which splits them and makes each
+/// an `Html` again, `Html::from_insight_worker`).
 pub fn answer(text: &str) -> String {
     let mut req = Request::parse(text);
     let (controls, body) = match req.view {
@@ -222,48 +225,37 @@ pub fn answer(text: &str) -> String {
         "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
         _ => (dashboard::controls(&mut req), dashboard::body(&mut req)),
     };
-    let mut tabs = format!("<nav class=tabs aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
+    let controls = html!("{}<div class=insight-controls data-view={}>{}</div>", tabs(&req), req.view, controls);
+    let key = format!("{} {} {:x}", req.view, req.lang.code(), controls_key(&controls));
+    let controls = html!("<style>{}</style>{}", Html::lit(STYLE), controls);
+    let body = html!("{}<div class=insight-body data-testid=insight-{}>{}</div>", notices(&req), req.view, body);
+    format!("{key}\u{1}{}\u{1}{}", controls.into_string(), body.into_string())
+}
+
+/// The views' tabs, the request's pressed.
+fn tabs(req: &Request) -> Html {
+    let mut tabs = html!("<nav class=tabs aria-label=\"{}\">", req.t("洞察视图", "Insight views"));
     for (id, zh, en) in VIEWS {
-        let on = id == req.view;
-        let _ = write!(
+        html_write!(
             tabs,
-            "<button aria-pressed={on} data-p=insight data-v={id} data-testid=tab-{id}>{}</button>",
+            "<button aria-pressed={1} data-p=insight data-v={0} data-testid=tab-{0}>{2}</button>",
+            id,
+            id == req.view,
             req.t(zh, en)
         );
     }
-    tabs.push_str("</nav>");
-    let notices = if req.notices.is_empty() {
-        String::new()
-    } else {
-        let zh = req.zh();
-        let items: String =
-            req.notices.iter().take(10).map(|n| format!("<li>{}</li>", esc(link::in_language(n, zh)))).collect();
-        format!("<ul class=insight-notices role=alert data-testid=insight-notices>{items}</ul>")
-    };
-    let controls = format!("{tabs}<div class=insight-controls data-view={}>{controls}</div>", req.view);
-    format!(
-        "{} {} {:x}\u{1}<style>{STYLE}</style>{controls}\u{1}{notices}<div class=insight-body data-testid=insight-{}>{body}</div>",
-        req.view,
-        req.lang.code(),
-        controls_key(&controls),
-        req.view
-    )
+    tabs.push_lit("</nav>");
+    tabs
 }
 
-/// Escapes text for markup (element content and quoted attributes).
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
+/// The request's notices (at most ten), in its language.
+fn notices(req: &Request) -> Html {
+    if req.notices.is_empty() {
+        return Html::new();
     }
-    out
+    let items: Html =
+        req.notices.iter().take(10).map(|n| html!("<li>{}</li>", link::in_language(n, req.zh()))).collect();
+    html!("<ul class=insight-notices role=alert data-testid=insight-notices>{}</ul>", items)
 }
 
 /// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".
@@ -286,45 +278,55 @@ pub fn trim(v: f64) -> String {
 }
 
 /// A labelled range input bound to parameter `name` (its value shown by the body). `name` is
-/// one of the view's own parameter ids; `label` is text (escaped here).
-pub fn slider(name: &'static str, label: &str, value: f64, min: f64, max: f64, step: f64) -> String {
-    format!(
-        "<label class=slider>{} <input type=range data-p={name} data-testid=p-{name} min={min} max={max} step={step} value={value}></label>",
-        esc(label)
+/// one of the view's own parameter ids; `label` is text (escaped).
+pub fn slider(name: &'static str, label: &str, value: f64, min: f64, max: f64, step: f64) -> Html {
+    html!(
+        "<label class=slider>{0} <input type=range data-p={1} data-testid=p-{1} min={2} max={3} step={4} value={5}></label>",
+        label,
+        name,
+        min,
+        max,
+        step,
+        value
     )
 }
 
 /// A labelled choice bound to parameter `name`: one button per (value, label), the chosen
 /// one pressed. (Buttons, not a drop-down: the page needs no code for selects.)
-/// `name` and the option values are the view's own ids; the labels are text (escaped here).
-pub fn select(name: &'static str, label: &str, value: &str, options: &[(&'static str, &str)]) -> String {
-    let mut s = format!("<div class=choice role=group aria-label=\"{0}\"><span>{0}</span>", esc(label));
+/// `name` and the option values are the view's own ids; the labels are text (escaped).
+pub fn select(name: &'static str, label: &str, value: &str, options: &[(&'static str, &str)]) -> Html {
+    let mut s = html!("<div class=choice role=group aria-label=\"{0}\"><span>{0}</span>", label);
     for (v, l) in options {
         let on = *v == value;
-        let _ = write!(
+        html_write!(
             s,
-            "<button data-p={name} data-v={v} aria-pressed={on} data-testid=p-{name}-{v}>{}</button>",
-            esc(l)
+            "<button data-p={0} data-v={1} aria-pressed={2} data-testid=p-{0}-{1}>{3}</button>",
+            name,
+            v,
+            on,
+            l
         );
     }
-    s.push_str("</div>");
+    s.push_lit("</div>");
     s
 }
 
-/// An on/off button bound to parameter `name` (1 or 0); `label` is text (escaped here).
-pub fn toggle(name: &'static str, label: &str, on: bool) -> String {
-    format!(
-        "<button class=toggle data-p={name} data-v={} aria-pressed={on} data-testid=p-{name}>{}</button>",
+/// An on/off button bound to parameter `name` (1 or 0); `label` is text (escaped).
+pub fn toggle(name: &'static str, label: &str, on: bool) -> Html {
+    html!(
+        "<button class=toggle data-p={0} data-v={1} aria-pressed={2} data-testid=p-{0}>{3}</button>",
+        name,
         if on { 0 } else { 1 },
-        esc(label)
+        on,
+        label
     )
 }
 
 /// What decides whether the page must replace the controls: everything in them but the
 /// values of inputs (which the user is changing right now).
-fn controls_key(controls: &str) -> u64 {
+fn controls_key(controls: &Html) -> u64 {
     let mut kept = String::with_capacity(controls.len());
-    let mut rest = controls;
+    let mut rest = controls.as_str();
     while let Some(at) = rest.find(" value=") {
         kept.push_str(&rest[..at]);
         rest = &rest[at + 7..];
@@ -345,6 +347,7 @@ mod tests {
             select("lock", hostile, "cas", &[("cas", hostile), ("none", "none")]),
             toggle("crash", hostile, true),
         ] {
+            let markup = markup.as_str();
             assert!(!markup.contains("<img") && markup.contains("&lt;img") && markup.contains("&amp;"), "{markup}");
         }
     }
@@ -384,7 +387,7 @@ mod tests {
                 let a = answer(&format!("insight={id}\n?scenario=seed-demo&lang={lang}"));
                 let parts: Vec<&str> = a.split('\u{1}').collect();
                 assert!(parts[0].starts_with(&format!("{id} {lang} ")), "{}", parts[0]);
-                assert!(parts[1].contains(if lang == "zh" { zh } else { en }));
+                assert!(parts[1].contains(Html::text(if lang == "zh" { zh } else { en }).as_str()));
                 assert!(parts[1].contains(&format!("data-v={id}")));
                 assert!(parts[2].contains(&format!("data-testid=insight-{id}")), "{id}");
                 assert!(!parts[2].contains("insight-notices"), "{id} {lang}: {}", parts[2]);
@@ -394,9 +397,10 @@ mod tests {
 
     #[test]
     fn the_controls_key_ignores_slider_values_but_not_choices() {
-        let a = controls_key("<input type=range data-p=p value=0.9><button aria-pressed=true>");
-        assert_eq!(a, controls_key("<input type=range data-p=p value=0.95><button aria-pressed=true>"));
-        assert_ne!(a, controls_key("<input type=range data-p=p value=0.9><button aria-pressed=false>"));
+        let key = |markup: &'static str| controls_key(&Html::lit(markup));
+        let a = key("<input type=range data-p=p value=0.9><button aria-pressed=true>");
+        assert_eq!(a, key("<input type=range data-p=p value=0.95><button aria-pressed=true>"));
+        assert_ne!(a, key("<input type=range data-p=p value=0.9><button aria-pressed=false>"));
         let key = |q: &str| answer(q).split('\u{1}').next().map(str::to_string);
         assert_ne!(key("insight=twopc\n?lang=en"), key("insight=twopc\n?lang=zh"));
         assert_ne!(key("insight=twopc\n"), key("insight=scale\n"));
@@ -447,9 +451,32 @@ mod tests {
         assert_ne!(cache_key("insight=twopc\n?seed=1&step=2"), cache_key("insight=twopc\n?seed=2&step=2"));
     }
 
+    /// Text from the request reaches the markup only in notices that name the bad value: it
+    /// must come back escaped, whatever the view.
     #[test]
-    fn text_is_escaped_and_durations_read_well() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+    fn hostile_link_text_cannot_inject_markup() {
+        let hostile = "<img src=x onerror=alert(1)>";
+        let escaped = Html::text(hostile);
+        for (id, _, _) in VIEWS {
+            for request in [
+                format!("insight={id}\n?scenario={hostile}&lang=en"),
+                format!(
+                    "insight={id}&from={hostile}&part={hostile}&p={hostile}&backlog={hostile}\n?seed={hostile}&lang=zh"
+                ),
+                format!("insight={id}\n?scenario=seed-demo&step=5&x=1:set:{hostile}:1,2:{hostile}&cfg={hostile}:1"),
+            ] {
+                let a = answer(&request);
+                assert_eq!(a.split('\u{1}').count(), 3, "{request}");
+                assert!(!a.contains("<img"), "{request}: {a}");
+                assert!(a.contains(escaped.as_str()), "{request}: the bad value is named, escaped: {a}");
+            }
+        }
+        let a = answer(&format!("insight={hostile}\n?lang=en"));
+        assert!(!a.contains("<img") && a.contains(&format!("insight=&quot;{}&quot;", escaped.as_str())), "{a}");
+    }
+
+    #[test]
+    fn durations_read_well() {
         assert_eq!(duration(850.0), "850 ms");
         assert_eq!(duration(12_500.0), "12.5 s");
         assert_eq!(duration(120_000.0), "2 min");

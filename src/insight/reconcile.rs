@@ -4,23 +4,24 @@
 //! run, and the result: what a reconciliation at this moment would re-publish, and which gaps
 //! would still be there at the end of the run (with it, and without it).
 
-use super::{duration, esc, play, Request};
+use super::{duration, play, Request};
 use crate::link;
+use crate::markup::Html;
 use crate::sim::config::Config;
 use crate::sim::event::{EventKind, GapKind};
 use crate::sim::reconciler;
 use crate::sim::scenario::{Command, Intervention, RunSpec};
 use crate::sim::{Simulation, World};
+use crate::{html, html_write};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// At most this many rows are shown per ledger (the rows with gaps first when there are more).
 pub const MAX_ROWS: usize = 200;
 /// At most this many keys are named per list.
 const MAX_KEYS_LISTED: usize = 20;
 
-pub fn controls(_req: &mut Request) -> String {
-    String::new()
+pub fn controls(_req: &mut Request) -> Html {
+    Html::new()
 }
 
 /// What a reconciliation at the cursor sees and does.
@@ -91,13 +92,16 @@ fn money(cents: u64) -> String {
 }
 
 /// Up to [`MAX_KEYS_LISTED`] keys, then "+k".
-fn key_list<'a>(keys: impl Iterator<Item = &'a str>) -> String {
+fn key_list<'a>(keys: impl Iterator<Item = &'a str>) -> Html {
     let keys: Vec<&str> = keys.collect();
-    let mut s: Vec<String> = keys.iter().take(MAX_KEYS_LISTED).map(|k| format!("<code>{}</code>", esc(k))).collect();
-    if keys.len() > MAX_KEYS_LISTED {
-        s.push(format!("+{}", keys.len() - MAX_KEYS_LISTED));
+    let mut s = Html::new();
+    for (i, k) in keys.iter().take(MAX_KEYS_LISTED).enumerate() {
+        html_write!(s, "{}<code>{}</code>", if i == 0 { "" } else { " " }, k);
     }
-    s.join(" ")
+    if keys.len() > MAX_KEYS_LISTED {
+        html_write!(s, " +{}", keys.len() - MAX_KEYS_LISTED);
+    }
+    s
 }
 
 /// Counts by kind, in [`GapKind::ALL`] order.
@@ -111,7 +115,7 @@ fn counts(gaps: &[(GapKind, String)]) -> [usize; 5] {
     n
 }
 
-/// A row of a ledger: its key, its cells, and an extra class.
+/// A row of a ledger: its key, its cells (text), and an extra class.
 struct Row {
     key: String,
     cells: Vec<String>,
@@ -126,7 +130,7 @@ fn ledger(
     heads: &[&str],
     rows: Vec<Row>,
     gap_of: &BTreeMap<&str, GapKind>,
-) -> String {
+) -> Html {
     let total = rows.len();
     let rows: Vec<Row> = if total <= MAX_ROWS {
         rows
@@ -138,47 +142,52 @@ fn ledger(
         with
     };
     let mut s =
-        format!("<section class=ledger data-testid=ledger-{id}><h3>{title} <span class=count>{total}</span></h3>");
+        html!("<section class=ledger data-testid=ledger-{}><h3>{} <span class=count>{}</span></h3>", id, title, total);
     if total == 0 {
-        let _ = write!(s, "<p class=empty>{}</p></section>", req.t("（空）", "(empty)"));
+        html_write!(s, "<p class=empty>{}</p></section>", req.t("（空）", "(empty)"));
         return s;
     }
-    s.push_str("<table class=ledger-table><thead><tr>");
+    s.push_lit("<table class=ledger-table><thead><tr>");
     for h in heads {
-        let _ = write!(s, "<th>{h}</th>");
+        html_write!(s, "<th>{}</th>", h);
     }
-    s.push_str("</tr></thead><tbody>");
+    s.push_lit("</tr></thead><tbody>");
     for row in &rows {
-        let mut classes: Vec<String> = Vec::new();
-        if let Some(kind) = gap_of.get(row.key.as_str()) {
-            classes.push(format!("gap-{}", kind.as_str()));
-        }
-        if !row.class.is_empty() {
-            classes.push(row.class.to_string());
-        }
-        let class = if classes.is_empty() { String::new() } else { format!(" class=\"{}\"", classes.join(" ")) };
-        let title =
-            gap_of.get(row.key.as_str()).map(|k| format!(" title=\"{}\"", kind_label(req, *k))).unwrap_or_default();
-        let _ = write!(s, "<tr{class}{title} data-key=\"{}\">", esc(&row.key));
-        for c in &row.cells {
-            let _ = write!(s, "<td>{c}</td>");
-        }
-        s.push_str("</tr>");
+        s.push(&ledger_row(req, row, gap_of.get(row.key.as_str()).copied()));
     }
-    s.push_str("</tbody></table>");
+    s.push_lit("</tbody></table>");
     if total > rows.len() {
-        let _ = write!(s, "<p class=more>+{} {}</p>", total - rows.len(), req.t("行未显示", "more rows"));
+        html_write!(s, "<p class=more>+{} {}</p>", total - rows.len(), req.t("行未显示", "more rows"));
     }
-    s.push_str("</section>");
+    s.push_lit("</section>");
     s
 }
 
-pub fn body(req: &mut Request) -> String {
+/// A ledger's row, classed (and titled) by its gap if it has one.
+fn ledger_row(req: &Request, row: &Row, gap: Option<GapKind>) -> Html {
+    let mut classes: Vec<String> = Vec::new();
+    if let Some(kind) = gap {
+        classes.push(format!("gap-{}", kind.as_str()));
+    }
+    if !row.class.is_empty() {
+        classes.push(row.class.to_string());
+    }
+    let class = if classes.is_empty() { Html::new() } else { html!(" class=\"{}\"", classes.join(" ")) };
+    let title = gap.map(|k| html!(" title=\"{}\"", kind_label(req, k))).unwrap_or_default();
+    let mut s = html!("<tr{}{} data-key=\"{}\">", class, title, row.key);
+    for c in &row.cells {
+        html_write!(s, "<td>{}</td>", c);
+    }
+    s.push_lit("</tr>");
+    s
+}
+
+pub fn body(req: &mut Request) -> Html {
     let Some(spec) = req.spec() else {
-        return format!("<p class=empty>{}</p>", req.t("没有可以对账的运行。", "There is no run to reconcile."));
+        return html!("<p class=empty>{}</p>", req.t("没有可以对账的运行。", "There is no run to reconcile."));
     };
     let Some(lab) = play(&spec, &mut req.notices) else {
-        return format!("<p class=empty>{}</p>", req.t("这次运行无法重放。", "This run could not be replayed."));
+        return html!("<p class=empty>{}</p>", req.t("这次运行无法重放。", "This run could not be replayed."));
     };
     let len = lab.events_emitted();
     let step = req.step().unwrap_or(0);
@@ -189,11 +198,38 @@ pub fn body(req: &mut Request) -> String {
     let at_start = step == 0;
     let cursor = if at_start { len } else { step.min(len) };
     let Some(p) = probe(&spec, cursor, &mut req.notices) else {
-        return format!("<p class=empty>{}</p>", req.t("这次运行无法重放。", "This run could not be replayed."));
+        return html!("<p class=empty>{}</p>", req.t("这次运行无法重放。", "This run could not be replayed."));
     };
-    let gap_of: BTreeMap<&str, GapKind> = p.gaps.iter().map(|(k, key)| (key.as_str(), *k)).collect();
-    let mut s = String::new();
+    let mut s = moment(req, &p, cursor, at_start);
+    s.push(&gap_legend(req, &p.gaps));
+    if p.gaps.is_empty() {
+        s.push(&no_gaps(req, &lab));
+    } else if at_start {
+        // "Compensate" acts at the lab's cursor: bring the cursor to closing time first.
+        html_write!(
+            s,
+            "<p class=compensate-row><button data-at={} data-testid=goto-closing>{}</button></p>",
+            len,
+            req.t("把光标移到打烊时刻，再补偿 ▶", "Move the cursor to closing time, then compensate ▶")
+        );
+    } else {
+        html_write!(
+            s,
+            "<p class=compensate-row><button data-cmd=reconcile data-testid=compensate>{}</button> {}</p>",
+            req.t("补偿：现在对账", "Compensate: reconcile now"),
+            req.t(
+                "在实验台的这次运行里、在光标处运行对账任务：能补发的重新发布，其余的报告出来等人处理。",
+                "Runs the reconciler in the lab's own run at the cursor: what can be re-published is, the rest is reported for a person.",
+            )
+        );
+    }
+    s.push(&ledgers(req, &p));
+    s.push(&result(req, &p, &lab));
+    s
+}
 
+/// What the view shows, and the moment the reconciler looks.
+fn moment(req: &Request, p: &Probe, cursor: u64, at_start: bool) -> Html {
     let zh = req.zh();
     let (at, when, grace) = (p.at, duration(p.now_ms as f64), duration(p.config.reconcile_grace_ms as f64));
     let note = match (at_start, p.at != cursor) {
@@ -208,85 +244,114 @@ pub fn body(req: &mut Request) -> String {
     } else {
         format!("The reconciler looks after event {at} ({when}){note} · grace period {grace}")
     };
-    let _ = write!(
-        s,
+    html!(
         "<p class=lead>{}</p><p class=moment-at>{}</p>",
         req.t(
             "打烊对账：把三本账——订单表、消息表（没有消息表时是发送日志）、消费端的出餐记录——放在一起逐笔比对。",
             "Closing time: the three ledgers — orders, message rows (or the producer's send log when there is no outbox), the consumer's effects — compared key by key.",
         ),
-        esc(&moment)
-    );
+        moment
+    )
+}
 
-    // The legend: counts by kind.
-    let n = counts(&p.gaps);
-    s.push_str("<ul class=gap-legend data-testid=gap-legend>");
+/// The legend: the gaps' counts by kind, and which can be re-published.
+fn gap_legend(req: &Request, gaps: &[(GapKind, String)]) -> Html {
+    let n = counts(gaps);
+    let mut s = Html::lit("<ul class=gap-legend data-testid=gap-legend>");
     for (i, kind) in GapKind::ALL.iter().enumerate() {
-        let zero = if n[i] == 0 { " zero" } else { "" };
         let repair = if kind.compensable() {
             req.t("可补发", "can be re-published")
         } else {
             req.t("需人工处理", "needs a person")
         };
-        let _ = write!(
+        html_write!(
             s,
-            "<li class=\"gap-{k}{zero}\" data-testid=gap-count-{k}><span class=swatch></span>{} <b>{}</b> <small>{repair}</small></li>",
+            "<li class=\"gap-{0}{1}\" data-testid=gap-count-{0}><span class=swatch></span>{2} <b>{3}</b> <small>{4}</small></li>",
+            kind.as_str(),
+            if n[i] == 0 { " zero" } else { "" },
             kind_label(req, *kind),
             n[i],
-            k = kind.as_str()
+            repair
         );
     }
-    s.push_str("</ul>");
+    s.push_lit("</ul>");
+    s
+}
 
-    if p.gaps.is_empty() {
-        let _ = write!(
+/// No gaps at this moment: where in this run the scheduled reconciler did find some, if it
+/// did, and the scenario that has some.
+fn no_gaps(req: &Request, lab: &Simulation) -> Html {
+    let mut s = html!(
+        "<p class=no-gaps data-testid=no-gaps>{}</p>",
+        req.t("此刻三本账对得上：没有缺口。", "The three ledgers agree at this moment: no gaps.")
+    );
+    let found = lab.events().iter().position(|e| matches!(e.kind, EventKind::GapFound { .. }));
+    if let Some(i) = found {
+        let started =
+            lab.events()[..i].iter().rposition(|e| matches!(e.kind, EventKind::ReconcileStarted { .. })).unwrap_or(i);
+        html_write!(
             s,
-            "<p class=no-gaps data-testid=no-gaps>{}</p>",
-            req.t("此刻三本账对得上：没有缺口。", "The three ledgers agree at this moment: no gaps.")
+            "<p><button data-at={0} data-testid=goto-gaps>{1} {0}</button></p>",
+            started,
+            req.t("跳到这次运行里对账发现缺口之前：事件", "Go to just before this run's reconciler finds gaps: event")
         );
-        // Where in this run the scheduled reconciler did find some, if it did.
-        let found = lab.events().iter().position(|e| matches!(e.kind, EventKind::GapFound { .. }));
-        if let Some(i) = found {
-            let started = lab.events()[..i]
-                .iter()
-                .rposition(|e| matches!(e.kind, EventKind::ReconcileStarted { .. }))
-                .unwrap_or(i);
-            let _ = write!(
-                s,
-                "<p><button data-at={started} data-testid=goto-gaps>{} {started}</button></p>",
-                req.t(
-                    "跳到这次运行里对账发现缺口之前：事件",
-                    "Go to just before this run's reconciler finds gaps: event"
-                )
-            );
-        }
-        let _ = write!(
-            s,
-            "<p><button data-go=\"?scenario=reconcile-compensate\" data-testid=try-reconcile>{}</button></p>",
-            req.t("打开“打烊对账”场景（会丢单）", "Open the closing-time scenario (it loses orders)")
-        );
-    } else {
-        if at_start {
-            // "Compensate" acts at the lab's cursor: bring the cursor to closing time first.
-            let _ = write!(
-                s,
-                "<p class=compensate-row><button data-at={len} data-testid=goto-closing>{}</button></p>",
-                req.t("把光标移到打烊时刻，再补偿 ▶", "Move the cursor to closing time, then compensate ▶")
-            );
-        } else {
-            let _ = write!(
-            s,
-            "<p class=compensate-row><button data-cmd=reconcile data-testid=compensate>{}</button> {}</p>",
-            req.t("补偿：现在对账", "Compensate: reconcile now"),
-            req.t(
-                "在实验台的这次运行里、在光标处运行对账任务：能补发的重新发布，其余的报告出来等人处理。",
-                "Runs the reconciler in the lab's own run at the cursor: what can be re-published is, the rest is reported for a person.",
-            )
-        );
-        }
     }
+    html_write!(
+        s,
+        "<p><button data-go=\"?scenario=reconcile-compensate\" data-testid=try-reconcile>{}</button></p>",
+        req.t("打开“打烊对账”场景（会丢单）", "Open the closing-time scenario (it loses orders)")
+    );
+    s
+}
 
-    // The three ledgers, side by side.
+/// The three ledgers, side by side, after a note on the orders that are not gaps yet.
+fn ledgers(req: &Request, p: &Probe) -> Html {
+    let gap_of: BTreeMap<&str, GapKind> = p.gaps.iter().map(|(k, key)| (key.as_str(), *k)).collect();
+    let (orders, waiting) = order_rows(req, p, &gap_of);
+    let mut s = Html::new();
+    if waiting > 0 {
+        html_write!(
+            s,
+            "<p class=waiting data-testid=waiting>{} <b>{}</b> {}</p>",
+            req.t("还有", if waiting == 1 { "One more" } else { "Another" }),
+            waiting,
+            match (req.zh(), waiting) {
+                (true, _) => "笔订单尚无出餐，但还不算缺口：仍在宽限期内，或消息还归投递器处理。",
+                (false, 1) => "order has no effect yet but is not a gap: still within the grace period, or its message still belongs to the relay.",
+                _ => "orders have no effect yet but are not gaps: still within the grace period, or their message still belongs to the relay.",
+            }
+        );
+    }
+    let effects: Vec<Row> = p
+        .world
+        .consumer
+        .effects
+        .iter()
+        .map(|(key, e)| Row {
+            key: key.clone(),
+            cells: vec![key.clone(), money(e.amount_cents), e.count.to_string()],
+            class: if e.count > 1 { "row-double" } else { "" },
+        })
+        .collect();
+    let (t_orders, t_messages, t_effects) = (
+        req.t("订单表", "Orders"),
+        req.t("消息表 / 发送日志", "Message rows / send log"),
+        req.t("出餐记录（消费端）", "Effects (consumer)"),
+    );
+    let heads_o = [req.t("业务键", "biz_key"), req.t("金额", "amount"), req.t("状态", "status")];
+    let heads_m = ["msg_id", req.t("业务键", "biz_key"), req.t("状态", "status"), req.t("重试", "retries")];
+    let heads_e = [req.t("业务键", "biz_key"), req.t("金额", "amount"), req.t("生效次数", "times applied")];
+    s.push_lit("<div class=ledgers>");
+    s.push(&ledger(req, "orders", t_orders, &heads_o, orders, &gap_of));
+    s.push(&ledger(req, "messages", t_messages, &heads_m, message_rows(req, p), &gap_of));
+    s.push(&ledger(req, "effects", t_effects, &heads_e, effects, &gap_of));
+    s.push_lit("</div>");
+    s
+}
+
+/// The orders, committed and in open transactions, and how many of them wait for their effect
+/// without being a gap.
+fn order_rows(req: &Request, p: &Probe, gap_of: &BTreeMap<&str, GapKind>) -> (Vec<Row>, usize) {
     let db = &p.world.order_db;
     let (committed, in_tx) =
         (req.t("已提交", "committed"), req.t("事务中（尚不可见）", "in transaction (not visible)"));
@@ -300,20 +365,30 @@ pub fn body(req: &mut Request) -> String {
             let wait = !effects_now.contains_key(&o.biz_key) && !gap_of.contains_key(o.biz_key.as_str());
             waiting += wait as usize;
             let class = if wait { "row-waiting" } else { "" };
-            Row { key: o.biz_key.clone(), cells: vec![esc(&o.biz_key), money(o.amount_cents), committed.into()], class }
+            Row {
+                key: o.biz_key.clone(),
+                cells: vec![o.biz_key.clone(), money(o.amount_cents), committed.into()],
+                class,
+            }
         })
         .collect();
     orders.extend(db.open_txs.iter().map(|(_, tx)| Row {
         key: tx.biz_key.clone(),
-        cells: vec![esc(&tx.biz_key), money(tx.amount_cents), in_tx.into()],
+        cells: vec![tx.biz_key.clone(), money(tx.amount_cents), in_tx.into()],
         class: "row-open",
     }));
+    (orders, waiting)
+}
+
+/// The message rows, archived ones, and the producer's send log.
+fn message_rows(req: &Request, p: &Probe) -> Vec<Row> {
+    let db = &p.world.order_db;
     let mut messages: Vec<Row> = db
         .outbox
         .rows()
         .map(|m| Row {
             key: m.biz_key.clone(),
-            cells: vec![m.id.to_string(), esc(&m.biz_key), m.status.as_str().into(), m.retry_count.to_string()],
+            cells: vec![m.id.to_string(), m.biz_key.clone(), m.status.as_str().into(), m.retry_count.to_string()],
             class: "",
         })
         .collect();
@@ -322,7 +397,7 @@ pub fn body(req: &mut Request) -> String {
         key: m.biz_key.clone(),
         cells: vec![
             m.id.to_string(),
-            esc(&m.biz_key),
+            m.biz_key.clone(),
             format!("{}{archived}", m.status.as_str()),
             m.retry_count.to_string(),
         ],
@@ -331,53 +406,19 @@ pub fn body(req: &mut Request) -> String {
     let sent = req.t("已发送（发送日志）", "sent (send log)");
     messages.extend(db.sent_log().map(|(key, m)| Row {
         key: key.clone(),
-        cells: vec![m.msg_id.to_string(), esc(key), sent.into(), "—".into()],
+        cells: vec![m.msg_id.to_string(), key.clone(), sent.into(), "—".into()],
         class: "row-sent-log",
     }));
-    let effects: Vec<Row> = p
-        .world
-        .consumer
-        .effects
-        .iter()
-        .map(|(key, e)| Row {
-            key: key.clone(),
-            cells: vec![esc(key), money(e.amount_cents), e.count.to_string()],
-            class: if e.count > 1 { "row-double" } else { "" },
-        })
-        .collect();
-    if waiting > 0 {
-        let _ = write!(
-            s,
-            "<p class=waiting data-testid=waiting>{} <b>{waiting}</b> {}</p>",
-            req.t("还有", if waiting == 1 { "One more" } else { "Another" }),
-            match (req.zh(), waiting) {
-                (true, _) => "笔订单尚无出餐，但还不算缺口：仍在宽限期内，或消息还归投递器处理。",
-                (false, 1) => "order has no effect yet but is not a gap: still within the grace period, or its message still belongs to the relay.",
-                _ => "orders have no effect yet but are not gaps: still within the grace period, or their message still belongs to the relay.",
-            }
-        );
-    }
-    s.push_str("<div class=ledgers>");
-    let (t_orders, t_messages, t_effects) = (
-        req.t("订单表", "Orders"),
-        req.t("消息表 / 发送日志", "Message rows / send log"),
-        req.t("出餐记录（消费端）", "Effects (consumer)"),
-    );
-    let heads_o = [req.t("业务键", "biz_key"), req.t("金额", "amount"), req.t("状态", "status")];
-    let heads_m = ["msg_id", req.t("业务键", "biz_key"), req.t("状态", "status"), req.t("重试", "retries")];
-    let heads_e = [req.t("业务键", "biz_key"), req.t("金额", "amount"), req.t("生效次数", "times applied")];
-    s.push_str(&ledger(req, "orders", t_orders, &heads_o, orders, &gap_of));
-    s.push_str(&ledger(req, "messages", t_messages, &heads_m, messages, &gap_of));
-    s.push_str(&ledger(req, "effects", t_effects, &heads_e, effects, &gap_of));
-    s.push_str("</div>");
+    messages
+}
 
-    // The result: what a reconciliation now would do, and what is left at the end.
-    let end_without = gaps_at_end(&lab);
+/// The result: what a reconciliation now would do, and what is left at the end.
+fn result(req: &Request, p: &Probe, lab: &Simulation) -> Html {
+    let end_without = gaps_at_end(lab);
     let end_with = gaps_at_end(&p.after);
     let fixed = p.compensated.iter().filter(|(_, k)| p.after.world().consumer.effects.contains_key(k)).count();
     let manual: Vec<&str> = p.gaps.iter().filter(|(k, _)| !k.compensable()).map(|(_, key)| key.as_str()).collect();
-    let _ = write!(
-        s,
+    let mut s = html!(
         "<section class=reconcile-result data-testid=result><h3>{}</h3><ul>\
          <li data-testid=result-found>{} <b>{}</b></li>\
          <li data-testid=result-compensated>{} <b>{}</b> {}</li>",
@@ -389,7 +430,7 @@ pub fn body(req: &mut Request) -> String {
         key_list(p.compensated.iter().map(|(_, k)| k.as_str()))
     );
     if !p.config.reconcile_compensate && !p.gaps.is_empty() {
-        let _ = write!(
+        html_write!(
             s,
             "<li class=note>{}</li>",
             req.t(
@@ -399,7 +440,7 @@ pub fn body(req: &mut Request) -> String {
         );
     }
     if !manual.is_empty() {
-        let _ = write!(
+        html_write!(
             s,
             "<li data-testid=result-manual>{} <b>{}</b> {}</li>",
             req.t("补发无济于事、需人工处理", "not repairable by publishing, for a person"),
@@ -408,14 +449,15 @@ pub fn body(req: &mut Request) -> String {
         );
     }
     if !p.compensated.is_empty() {
-        let _ = write!(
+        html_write!(
             s,
-            "<li data-testid=result-fixed>{} <b>{fixed}</b> / {}</li>",
+            "<li data-testid=result-fixed>{} <b>{}</b> / {}</li>",
             req.t("补发后到运行结束已出餐", "of those, with their effect by the end of the run"),
+            fixed,
             p.compensated.len()
         );
     }
-    let _ = write!(
+    html_write!(
         s,
         "<li data-testid=result-remaining>{} <b>{}</b> {}</li>\
          <li data-testid=result-without>{} <b>{}</b> {}</li></ul></section>",

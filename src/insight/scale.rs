@@ -14,13 +14,14 @@
 //! `data-go` button that opens its run on the lab's stage.
 
 use super::chart::{self, Chart, Unit};
-use super::{duration, esc, select, slider, trim, Request};
+use super::{duration, select, slider, trim, Request};
 use crate::link::Vocab;
+use crate::markup::Html;
 use crate::sim::event::EventKind;
 use crate::sim::scenario::RunSpec;
 use crate::sim::Simulation;
+use crate::{html, html_write};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// The parts, in tab order: (id, 中文, English).
 pub const PARTS: [(&str, &str, &str); 4] = [
@@ -88,45 +89,39 @@ impl Params {
     }
 }
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     // The body reads the same parameters: their notices are given once, there.
     let before = req.notices.len();
     let p = Params::read(req);
     req.notices.truncate(before);
-    let mut s = format!("<div class=part-tabs role=group aria-label=\"{}\">", req.t("并发与规模的四个部分", "Parts"));
+    let mut s = html!("<div class=part-tabs role=group aria-label=\"{}\">", req.t("并发与规模的四个部分", "Parts"));
     for (id, zh, en) in PARTS {
-        let _ = write!(
+        html_write!(
             s,
-            "<button data-p=part data-v={id} aria-pressed={} data-testid=part-{id}>{}</button>",
+            "<button data-p=part data-v={0} aria-pressed={1} data-testid=part-{0}>{2}</button>",
+            id,
             id == p.part,
             req.t(zh, en)
         );
     }
-    s.push_str("</div>");
+    s.push_lit("</div>");
     match p.part {
         "runners" => {
-            s.push_str(&slider(
-                "relays",
-                req.t("跑堂（投递实例）数", "Runners (relays)"),
-                p.relays as f64,
-                2.0,
-                8.0,
-                1.0,
-            ));
+            s.push(&slider("relays", req.t("跑堂（投递实例）数", "Runners (relays)"), p.relays as f64, 2.0, 8.0, 1.0));
             let options: Vec<(&str, &str)> = LOCKS.iter().map(|(v, zh, en)| (*v, req.t(zh, en))).collect();
-            s.push_str(&select("lock", req.t("锁", "Lock"), p.lock, &options));
+            s.push(&select("lock", req.t("锁", "Lock"), p.lock, &options));
         }
         "shards" => {
-            s.push_str(&slider("shards", req.t("分片数", "Shards"), p.shards as f64, 1.0, MAX_SHARDS as f64, 1.0));
-            s.push_str(&slider("hot", req.t("热点客户占比", "Hot-key share"), p.hot, 0.0, 1.0, 0.05));
+            s.push(&slider("shards", req.t("分片数", "Shards"), p.shards as f64, 1.0, MAX_SHARDS as f64, 1.0));
+            s.push(&slider("hot", req.t("热点客户占比", "Hot-key share"), p.hot, 0.0, 1.0, 0.05));
         }
         "fullscan" => {
-            s.push_str(&super::toggle(
+            s.push(&super::toggle(
                 "index",
                 req.t("扫描走索引 (status, next_retry_at)", "Scan uses the index"),
                 p.index,
             ));
-            s.push_str(&slider(
+            s.push(&slider(
                 "rows",
                 req.t("表里已有的旧行数", "Old rows already in the table"),
                 p.rows as f64,
@@ -136,18 +131,18 @@ pub fn controls(req: &mut Request) -> String {
             ));
         }
         _ => {
-            s.push_str(&super::toggle(
+            s.push(&super::toggle(
                 "archive",
                 req.t("归档完成超过 2 分钟的行", "Archive rows DONE for 2 min"),
                 p.archive,
             ));
-            s.push_str(&super::toggle("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
+            s.push(&super::toggle("aidx", req.t("扫描走索引", "Scan uses the index"), p.aidx));
         }
     }
     s
 }
 
-pub fn body(req: &mut Request) -> String {
+pub fn body(req: &mut Request) -> Html {
     let p = Params::read(req);
     match p.part {
         "runners" => runners(req, &p),
@@ -177,21 +172,33 @@ fn run(req: &mut Request, scenario: &str, cfg: &[(&str, String)]) -> Option<Simu
 }
 
 /// The button that opens this run on the lab's stage.
-fn go(req: &Request, scenario: &str, cfg: &[(&str, String)], testid: &str) -> String {
+fn go(req: &Request, scenario: &str, cfg: &[(&str, String)], testid: &str) -> Html {
     let cfg = cfg.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    format!(
-        "<p class=go-row><button class=go data-go=\"{}\" data-testid=go-{testid}>{}</button></p>",
-        esc(&req.stage_link(scenario, None, cfg, Vec::new())),
+    html!(
+        "<p class=go-row><button class=go data-go=\"{}\" data-testid=go-{}>{}</button></p>",
+        req.stage_link(scenario, None, cfg, Vec::new()),
+        testid,
         req.t("在舞台上打开这次运行 ▶", "Open this run on the stage ▶")
     )
 }
 
-/// A figure: a big number and what it counts (both text, escaped here).
-fn tile(value: &str, label: &str, testid: &'static str, raw: u64) -> String {
-    format!(
-        "<div class=tile data-testid={testid} data-value={raw}><span class=tile-value>{}</span><span class=tile-label>{}</span></div>",
-        esc(value),
-        esc(label)
+/// A figure: a big number and what it counts (both text, escaped).
+fn tile(value: &str, label: &str, testid: &'static str, raw: u64) -> Html {
+    html!(
+        "<div class=tile data-testid={} data-value={}><span class=tile-value>{}</span><span class=tile-label>{}</span></div>",
+        testid,
+        raw,
+        value,
+        label
+    )
+}
+
+/// A part that could not run.
+fn could_not_run(req: &Request, part: &str) -> Html {
+    html!(
+        "<section class=scale-part data-testid=scale-{}><p>{}</p></section>",
+        part,
+        req.t("无法运行。", "Could not run.")
     )
 }
 
@@ -293,7 +300,7 @@ fn lock_label(req: &Request, lock: &str) -> String {
     LOCKS.iter().find(|l| l.0 == lock).map(|l| req.t(l.1, l.2).to_string()).unwrap_or_default()
 }
 
-fn runners(req: &mut Request, p: &Params) -> String {
+fn runners(req: &mut Request, p: &Params) -> Html {
     let mut table = Vec::new();
     let mut current = None;
     for (mode, _, _) in LOCKS {
@@ -304,75 +311,80 @@ fn runners(req: &mut Request, p: &Params) -> String {
         }
     }
     let Some(sim) = current else {
-        return format!(
-            "<section class=scale-part data-testid=scale-runners><p>{}</p></section>",
-            req.t("无法运行。", "Could not run.")
-        );
+        return could_not_run(req, "runners");
     };
     let stats = race_stats(&sim);
+    let mut s = Html::lit("<section class=scale-part data-testid=scale-runners>");
+    s.push(&runners_readout(req, p));
+    html_write!(
+        s,
+        "<div class=\"dup-counter {0}\" data-testid=dup-counter data-value={1} role=status><span class=dup-value>{1}</span><span class=dup-label>{2}</span></div>",
+        if stats.duplicates > 0 { "bad" } else { "ok" },
+        stats.duplicates,
+        req.t("重复发布（同一条消息被发了不止一次）", "duplicate publishes (a message sent more than once)")
+    );
+    s.push(&race_tiles(req, &stats));
+    s.push(&lanes_svg(req, &sim, p.relays as u32));
+    s.push(&lock_table(req, p, &table));
+    html_write!(s, "<p class=note>{}</p>", lesson(req, p.lock));
+    s.push(&go(req, RUNNERS_SCENARIO, &runners_cfg(p.relays, p.lock), "runners"));
+    s.push_lit("</section>");
+    s
+}
+
+/// How many runners scan what, with which lock.
+fn runners_readout(req: &Request, p: &Params) -> Html {
     let runner = word(req, "跑堂", "投递实例", "Runner", "Relay");
-    let mut s = String::from("<section class=scale-part data-testid=scale-runners>");
-    let _ = write!(
-        s,
-        "<p class=readout>{}</p>",
-        if req.zh() {
-            format!(
-                "{} 个{runner}同时巡视同一张{}，锁：<b>{}</b>（种子 {}）",
-                p.relays,
-                word(req, "票夹", "消息表", "", ""),
-                lock_label(req, p.lock),
-                req.link.seed
-            )
-        } else {
-            format!(
-                "{} {}s scan the same {} at once; lock: <b>{}</b> (seed {})",
-                p.relays,
-                runner.to_lowercase(),
-                word(req, "", "", "ticket rack", "outbox table"),
-                lock_label(req, p.lock),
-                req.link.seed
-            )
-        }
-    );
-    let bad = if stats.duplicates > 0 { "bad" } else { "ok" };
-    let _ = write!(
-        s,
-        "<div class=\"dup-counter {bad}\" data-testid=dup-counter data-value={d} role=status><span class=dup-value>{d}</span><span class=dup-label>{}</span></div>",
-        req.t("重复发布（同一条消息被发了不止一次）", "duplicate publishes (a message sent more than once)"),
-        d = stats.duplicates
-    );
-    s.push_str("<div class=tiles>");
-    s.push_str(&tile(&int(stats.lock_waits), req.t("锁等待", "lock waits"), "lock-waits", stats.lock_waits));
-    s.push_str(&tile(
-        &int(stats.cas_conflicts),
-        req.t("CAS 冲突（影响 0 行）", "CAS conflicts (0 rows)"),
-        "cas-conflicts",
-        stats.cas_conflicts,
-    ));
+    if req.zh() {
+        html!(
+            "<p class=readout>{} 个{}同时巡视同一张{}，锁：<b>{}</b>（种子 {}）</p>",
+            p.relays,
+            runner,
+            word(req, "票夹", "消息表", "", ""),
+            lock_label(req, p.lock),
+            req.link.seed
+        )
+    } else {
+        html!(
+            "<p class=readout>{} {}s scan the same {} at once; lock: <b>{}</b> (seed {})</p>",
+            p.relays,
+            runner.to_lowercase(),
+            word(req, "", "", "ticket rack", "outbox table"),
+            lock_label(req, p.lock),
+            req.link.seed
+        )
+    }
+}
+
+/// The race in numbers: lock waits, conflicts, publishes, throughput, when it drained.
+fn race_tiles(req: &Request, stats: &RaceStats) -> Html {
     let publishes_label = if req.zh() {
         format!("发布次数（{} 条不同的消息）", stats.unique)
     } else {
         format!("publishes ({} distinct messages)", stats.unique)
     };
-    s.push_str(&tile(&int(stats.publishes), &publishes_label, "publishes", stats.publishes));
-    s.push_str(&tile(
+    let mut s = Html::lit("<div class=tiles>");
+    s.push(&tile(&int(stats.lock_waits), req.t("锁等待", "lock waits"), "lock-waits", stats.lock_waits));
+    s.push(&tile(
+        &int(stats.cas_conflicts),
+        req.t("CAS 冲突（影响 0 行）", "CAS conflicts (0 rows)"),
+        "cas-conflicts",
+        stats.cas_conflicts,
+    ));
+    s.push(&tile(&int(stats.publishes), &publishes_label, "publishes", stats.publishes));
+    s.push(&tile(
         &trim(stats.per_round),
         req.t("吞吐：每轮扫描发出的不同消息", "throughput: distinct messages per scan round"),
         "throughput",
         stats.per_round.round() as u64,
     ));
-    s.push_str(&tile(
+    s.push(&tile(
         &duration(stats.last_out_ms as f64),
         req.t("最后一条首次发出于", "last message out at"),
         "drained",
         stats.last_out_ms,
     ));
-    s.push_str("</div>");
-    s.push_str(&lanes_svg(req, &sim, p.relays as u32));
-    s.push_str(&lock_table(req, p, &table));
-    let _ = write!(s, "<p class=note>{}</p>", lesson(req, p.lock));
-    s.push_str(&go(req, RUNNERS_SCENARIO, &runners_cfg(p.relays, p.lock), "runners"));
-    s.push_str("</section>");
+    s.push_lit("</div>");
     s
 }
 
@@ -397,14 +409,15 @@ fn lesson(req: &Request, lock: &str) -> &'static str {
     }
 }
 
-fn lock_table(req: &Request, p: &Params, table: &[(&str, RaceStats)]) -> String {
-    let mut s = format!(
+fn lock_table(req: &Request, p: &Params, table: &[(&str, RaceStats)]) -> Html {
+    let caption = if req.zh() {
+        format!("同一种子、{} 个实例，四种锁对比（点锁名切换）", p.relays)
+    } else {
+        format!("Four locks, same seed, {} instances (click a name to switch)", p.relays)
+    };
+    let mut s = html!(
         "<table class=compare data-testid=lock-compare><caption>{}</caption><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>",
-        if req.zh() {
-            format!("同一种子、{} 个实例，四种锁对比（点锁名切换）", p.relays)
-        } else {
-            format!("Four locks, same seed, {} instances (click a name to switch)", p.relays)
-        },
+        caption,
         req.t("锁", "Lock"),
         req.t("重复发布", "Duplicates"),
         req.t("锁等待", "Lock waits"),
@@ -414,10 +427,12 @@ fn lock_table(req: &Request, p: &Params, table: &[(&str, RaceStats)]) -> String 
     );
     for (mode, st) in table {
         let current = *mode == p.lock;
-        let _ = write!(
+        html_write!(
             s,
-            "<tr data-lock={mode}{}><th><button data-p=lock data-v={mode} aria-pressed={current}>{}</button></th><td class={}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            if current { " class=current aria-current=true" } else { "" },
+            "<tr data-lock={0}{1}><th><button data-p=lock data-v={0} aria-pressed={2}>{3}</button></th><td class={4}>{5}</td><td>{6}</td><td>{7}</td><td>{8}</td><td>{9}</td></tr>",
+            mode,
+            Html::lit(if current { " class=current aria-current=true" } else { "" }),
+            current,
             lock_label(req, mode),
             if st.duplicates > 0 { "bad" } else { "ok" },
             int(st.duplicates),
@@ -427,7 +442,7 @@ fn lock_table(req: &Request, p: &Params, table: &[(&str, RaceStats)]) -> String 
             duration(st.last_out_ms as f64),
         );
     }
-    s.push_str("</tbody></table>");
+    s.push_lit("</tbody></table>");
     s
 }
 
@@ -448,7 +463,57 @@ struct Mark {
 /// Each runner as a lane: its scans, publishes (duplicates in red), lock waits and CAS
 /// conflicts, one column per event in time order (events at the same moment side by side),
 /// a line at each scan round.
-fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> String {
+fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> Html {
+    let (marks, total) = runner_marks(sim, lanes);
+    let g = LaneGrid::new(lanes, marks.len());
+    let runner = word(req, "跑堂", "实例", "Runner", "Relay");
+    let title = req.t("每个跑堂（投递实例）的一条泳道：扫描与发布", "One lane per runner (relay): scans and publishes");
+    let mut s = html!(
+        "<figure class=\"chart runner-lanes\" data-testid=runner-lanes><figcaption>{0}</figcaption>\
+         <svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\"><title>{0}</title>",
+        title,
+        LaneGrid::W,
+        g.height
+    );
+    for lane in 0..lanes {
+        let y = LaneGrid::TOP + lane as f64 * LaneGrid::LANE;
+        html_write!(
+            s,
+            "<rect class=\"lane-bg{}\" x={} y={:.1} width={:.1} height={} /><text class=lane-label x={} y={:.1} text-anchor=end>{} {}</text>",
+            if lane % 2 == 1 { " odd" } else { "" },
+            LaneGrid::LEFT,
+            y,
+            LaneGrid::W - LaneGrid::LEFT - LaneGrid::RIGHT,
+            LaneGrid::LANE,
+            LaneGrid::LEFT - 6.0,
+            y + LaneGrid::LANE / 2.0 + 4.0,
+            runner,
+            lane
+        );
+    }
+    let mut prev_at: Option<u64> = None;
+    let mut last_label = f64::MIN;
+    for (i, m) in marks.iter().enumerate() {
+        let x0 = LaneGrid::LEFT + i as f64 * g.col;
+        if prev_at.is_none_or(|p| m.at_ms > p + 1_000) {
+            html_write!(s, "<line class=round x1={0:.1} x2={0:.1} y1={1} y2={2} />", x0, LaneGrid::TOP - 4.0, g.height);
+            if x0 - last_label > 48.0 {
+                let when = duration(m.at_ms as f64);
+                html_write!(s, "<text class=tick x={:.1} y={}>{}</text>", x0 + 2.0, LaneGrid::TOP - 8.0, when);
+                last_label = x0;
+            }
+        }
+        prev_at = Some(m.at_ms);
+        s.push(&mark_svg(m, &g, x0 + g.col / 2.0, &mark_text(req, m, runner)));
+    }
+    s.push_lit("</svg>");
+    s.push(&lanes_legend(req, marks.len(), total));
+    s
+}
+
+/// The runners' lanes' marks: the first [`MAX_LANE_MARKS`] of their events, and how many
+/// there were in all.
+fn runner_marks(sim: &Simulation, lanes: u32) -> (Vec<Mark>, usize) {
     let mut keys: BTreeMap<u64, String> = BTreeMap::new();
     let mut first_by: BTreeMap<u64, u32> = BTreeMap::new();
     let mut marks = Vec::new();
@@ -488,137 +553,106 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> String {
             marks.push(Mark { at_ms: e.at_ms, relay, key, kind });
         }
     }
+    (marks, total)
+}
+
+/// The runner lanes' geometry: a column per mark (at least 36), a lane per runner.
+struct LaneGrid {
+    col: f64,
+    /// The radius of a round mark.
+    r: f64,
+    height: f64,
+}
+
+impl LaneGrid {
     const W: f64 = 560.0;
     const LEFT: f64 = 72.0;
     const RIGHT: f64 = 8.0;
     const TOP: f64 = 22.0;
     const LANE: f64 = 28.0;
-    let height = TOP + lanes as f64 * LANE + 4.0;
-    let cols = marks.len().max(36) as f64;
-    let col = (W - LEFT - RIGHT) / cols;
-    let runner = word(req, "跑堂", "实例", "Runner", "Relay");
-    let title = req.t("每个跑堂（投递实例）的一条泳道：扫描与发布", "One lane per runner (relay): scans and publishes");
-    let mut s = format!(
-        "<figure class=\"chart runner-lanes\" data-testid=runner-lanes><figcaption>{title}</figcaption>\
-         <svg viewBox=\"0 0 {W} {height}\" role=img aria-label=\"{title}\"><title>{title}</title>"
-    );
-    for lane in 0..lanes {
-        let y = TOP + lane as f64 * LANE;
-        let _ = write!(
-            s,
-            "<rect class=\"lane-bg{}\" x={LEFT} y={y:.1} width={:.1} height={LANE} /><text class=lane-label x={} y={:.1} text-anchor=end>{runner} {lane}</text>",
-            if lane % 2 == 1 { " odd" } else { "" },
-            W - LEFT - RIGHT,
-            LEFT - 6.0,
-            y + LANE / 2.0 + 4.0
-        );
+
+    fn new(lanes: u32, marks: usize) -> LaneGrid {
+        let col = (Self::W - Self::LEFT - Self::RIGHT) / marks.max(36) as f64;
+        LaneGrid { col, r: (col * 0.42).clamp(1.5, 6.0), height: Self::TOP + lanes as f64 * Self::LANE + 4.0 }
     }
-    let mut prev_at: Option<u64> = None;
-    let mut last_label = f64::MIN;
-    let r = (col * 0.42).clamp(1.5, 6.0);
-    for (i, m) in marks.iter().enumerate() {
-        let x0 = LEFT + i as f64 * col;
-        if prev_at.is_none_or(|p| m.at_ms > p + 1_000) {
-            let _ = write!(s, "<line class=round x1={x0:.1} x2={x0:.1} y1={} y2={height} />", TOP - 4.0);
-            if x0 - last_label > 48.0 {
-                let _ =
-                    write!(s, "<text class=tick x={:.1} y={}>{}</text>", x0 + 2.0, TOP - 8.0, duration(m.at_ms as f64));
-                last_label = x0;
-            }
+}
+
+/// One mark, centred on column `cx` of its runner's lane, titled with `text`.
+fn mark_svg(m: &Mark, g: &LaneGrid, cx: f64, text: &str) -> Html {
+    let cy = LaneGrid::TOP + m.relay as f64 * LaneGrid::LANE + LaneGrid::LANE / 2.0;
+    let r = g.r;
+    match m.kind {
+        MarkKind::Scan { picked, .. } => {
+            let w = (g.col * 0.7).max(1.5);
+            html!(
+                "<rect class=\"{}\" x={:.1} y={:.1} width={:.1} height={:.1}><title>{}</title></rect>",
+                if picked == 0 { "mark scan idle" } else { "mark scan" },
+                cx - w / 2.0,
+                cy - LaneGrid::LANE * 0.36,
+                w,
+                LaneGrid::LANE * 0.72,
+                text
+            )
         }
-        prev_at = Some(m.at_ms);
-        let cx = x0 + col / 2.0;
-        let cy = TOP + m.relay as f64 * LANE + LANE / 2.0;
-        let when = duration(m.at_ms as f64);
-        let who = format!("{runner} {}", m.relay);
-        match m.kind {
-            MarkKind::Scan { rows, picked, locked } => {
-                let class = if picked == 0 { "mark scan idle" } else { "mark scan" };
-                let text = if req.zh() {
-                    format!(
-                        "{who} · {when} · 扫描：看了 {rows} 行，取走 {picked} 行{}",
-                        if locked { "（加锁）" } else { "" }
-                    )
-                } else {
-                    format!(
-                        "{who} · {when} · scan: {rows} rows examined, {picked} taken{}",
-                        if locked { " (locked)" } else { "" }
-                    )
-                };
-                let w = (col * 0.7).max(1.5);
-                let _ = write!(
-                    s,
-                    "<rect class=\"{class}\" x={:.1} y={:.1} width={w:.1} height={:.1}><title>{}</title></rect>",
-                    cx - w / 2.0,
-                    cy - LANE * 0.36,
-                    LANE * 0.72,
-                    esc(&text)
-                );
-            }
-            MarkKind::Publish { first_by } => {
-                let (class, text) = match first_by {
-                    Some(f) => (
-                        "mark pub dup",
-                        if req.zh() {
-                            format!("{who} · {when} · 重复发布 {}（{runner} {f} 已发过）", m.key)
-                        } else {
-                            format!("{who} · {when} · duplicate publish of {} ({runner} {f} sent it already)", m.key)
-                        },
-                    ),
-                    None => (
-                        "mark pub",
-                        if req.zh() {
-                            format!("{who} · {when} · 发布 {}", m.key)
-                        } else {
-                            format!("{who} · {when} · published {}", m.key)
-                        },
-                    ),
-                };
-                let _ = write!(
-                    s,
-                    "<circle class=\"{class}\" cx={cx:.1} cy={cy:.1} r={r:.1}><title>{}</title></circle>",
-                    esc(&text)
-                );
-            }
-            MarkKind::Wait { holder } => {
-                let text = if req.zh() {
-                    format!("{who} · {when} · 等锁（{runner} {holder} 持有）")
-                } else {
-                    format!("{who} · {when} · waits for the lock ({runner} {holder} holds it)")
-                };
-                let _ = write!(
-                    s,
-                    "<rect class=\"mark wait\" x={:.1} y={:.1} width={:.1} height={:.1}><title>{}</title></rect>",
-                    cx - r,
-                    cy - r,
-                    2.0 * r,
-                    2.0 * r,
-                    esc(&text)
-                );
-            }
-            MarkKind::Conflict => {
-                let text = if req.zh() {
-                    format!("{who} · {when} · CAS 冲突：{} 已被别人抢走，影响 0 行", m.key)
-                } else {
-                    format!("{who} · {when} · CAS conflict: {} already claimed, 0 rows affected", m.key)
-                };
-                let _ = write!(
-                    s,
-                    "<path class=\"mark conflict\" d=\"M{:.1},{:.1}L{:.1},{:.1}M{:.1},{:.1}L{:.1},{:.1}\"><title>{}</title></path>",
-                    cx - r,
-                    cy - r,
-                    cx + r,
-                    cy + r,
-                    cx - r,
-                    cy + r,
-                    cx + r,
-                    cy - r,
-                    esc(&text)
-                );
-            }
-        }
+        MarkKind::Publish { first_by } => html!(
+            "<circle class=\"{}\" cx={:.1} cy={:.1} r={:.1}><title>{}</title></circle>",
+            if first_by.is_some() { "mark pub dup" } else { "mark pub" },
+            cx,
+            cy,
+            r,
+            text
+        ),
+        MarkKind::Wait { .. } => html!(
+            "<rect class=\"mark wait\" x={:.1} y={:.1} width={2:.1} height={2:.1}><title>{3}</title></rect>",
+            cx - r,
+            cy - r,
+            2.0 * r,
+            text
+        ),
+        MarkKind::Conflict => html!(
+            "<path class=\"mark conflict\" d=\"M{0:.1},{1:.1}L{2:.1},{3:.1}M{0:.1},{3:.1}L{2:.1},{1:.1}\"><title>{4}</title></path>",
+            cx - r,
+            cy - r,
+            cx + r,
+            cy + r,
+            text
+        ),
     }
-    s.push_str("</svg><ul class=legend>");
+}
+
+/// What a mark says: who, when, what.
+fn mark_text(req: &Request, m: &Mark, runner: &str) -> String {
+    let when = duration(m.at_ms as f64);
+    let who = format!("{runner} {}", m.relay);
+    let key = &m.key;
+    match (&m.kind, req.zh()) {
+        (MarkKind::Scan { rows, picked, locked }, true) => {
+            format!("{who} · {when} · 扫描：看了 {rows} 行，取走 {picked} 行{}", if *locked { "（加锁）" } else { "" })
+        }
+        (MarkKind::Scan { rows, picked, locked }, false) => format!(
+            "{who} · {when} · scan: {rows} rows examined, {picked} taken{}",
+            if *locked { " (locked)" } else { "" }
+        ),
+        (MarkKind::Publish { first_by: Some(f) }, true) => {
+            format!("{who} · {when} · 重复发布 {key}（{runner} {f} 已发过）")
+        }
+        (MarkKind::Publish { first_by: Some(f) }, false) => {
+            format!("{who} · {when} · duplicate publish of {key} ({runner} {f} sent it already)")
+        }
+        (MarkKind::Publish { first_by: None }, true) => format!("{who} · {when} · 发布 {key}"),
+        (MarkKind::Publish { first_by: None }, false) => format!("{who} · {when} · published {key}"),
+        (MarkKind::Wait { holder }, true) => format!("{who} · {when} · 等锁（{runner} {holder} 持有）"),
+        (MarkKind::Wait { holder }, false) => {
+            format!("{who} · {when} · waits for the lock ({runner} {holder} holds it)")
+        }
+        (MarkKind::Conflict, true) => format!("{who} · {when} · CAS 冲突：{key} 已被别人抢走，影响 0 行"),
+        (MarkKind::Conflict, false) => format!("{who} · {when} · CAS conflict: {key} already claimed, 0 rows affected"),
+    }
+}
+
+/// The lanes' legend and how to read them, closing the figure.
+fn lanes_legend(req: &Request, shown: usize, total: usize) -> Html {
+    let mut s = Html::lit("<ul class=legend>");
     for (class, zh, en) in [
         ("scan", "扫描（取到行）", "scan (rows taken)"),
         ("scan idle", "扫描（全被跳过）", "scan (all skipped)"),
@@ -627,107 +661,147 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> String {
         ("wait", "等锁", "lock wait"),
         ("conflict", "CAS 冲突", "CAS conflict"),
     ] {
-        let _ = write!(s, "<li><span class=\"lane-key {class}\"></span>{}</li>", req.t(zh, en));
+        html_write!(s, "<li><span class=\"lane-key {}\"></span>{}</li>", class, req.t(zh, en));
     }
-    s.push_str("</ul>");
-    let note = if req.zh() {
-        let mut n = "横轴是事件的先后（同一时刻的事件依次排开），竖线标出每一轮扫描；空扫描不画。".to_string();
-        if total > marks.len() {
-            let _ = write!(n, "只画了前 {} 个事件（共 {total} 个）。", marks.len());
-        }
-        n
-    } else {
-        let mut n = "Across: events in order (those at the same moment side by side); a line marks each scan round; idle scans are not drawn.".to_string();
-        if total > marks.len() {
-            let _ = write!(n, " The first {} of {total} events are drawn.", marks.len());
-        }
-        n
-    };
-    let _ = write!(s, "<p class=note>{note}</p></figure>");
+    s.push_lit("</ul>");
+    let mut note = req
+        .t(
+            "横轴是事件的先后（同一时刻的事件依次排开），竖线标出每一轮扫描；空扫描不画。",
+            "Across: events in order (those at the same moment side by side); a line marks each scan round; idle scans are not drawn.",
+        )
+        .to_string();
+    if total > shown {
+        note.push_str(&if req.zh() {
+            format!("只画了前 {shown} 个事件（共 {total} 个）。")
+        } else {
+            format!(" The first {shown} of {total} events are drawn.")
+        });
+    }
+    html_write!(s, "<p class=note>{}</p></figure>", note);
     s
 }
 
 // ---------------------------------------------------------------------------------------
 // Shards: one rack per shard, one hot customer
 
-fn shards(req: &mut Request, p: &Params) -> String {
+fn shards(req: &mut Request, p: &Params) -> Html {
     let cfg = vec![("shards", p.shards.to_string()), ("hot_key_ratio", trim_rate(p.hot))];
     let Some(sim) = run(req, SHARDS_SCENARIO, &cfg) else {
-        return format!(
-            "<section class=scale-part data-testid=scale-shards><p>{}</p></section>",
-            req.t("无法运行。", "Could not run.")
-        );
+        return could_not_run(req, "shards");
     };
     let summary = sim.summary();
-    let series = sim.series();
-    let n = summary.shards.len().max(1);
-    let peaks: Vec<u64> = summary.shards.iter().map(|x| x.max_backlog).collect();
-    let publishes: Vec<u64> = summary.shards.iter().map(|x| x.publishes).collect();
-    let hot = (0..peaks.len()).fold(0, |best, i| if peaks[i] > peaks[best] { i } else { best });
-    // When each shard's backlog last stood above zero (drained one sample later).
-    let drained: Vec<u64> = (0..n)
-        .map(|i| {
-            series
-                .samples
-                .iter()
-                .filter(|x| x.backlog_by_shard.get(i).copied().unwrap_or(0) > 0)
-                .map(|x| x.at_ms + series.interval_ms)
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let rack = word(req, "票夹", "分片", "rack", "shard");
-    let mut s = String::from("<section class=scale-part data-testid=scale-shards>");
-    let _ = write!(
-        s,
-        "<p class=readout>{}</p>",
-        if req.zh() {
-            format!("{} 个分片，热点客户占 {}% 的订单（种子 {}）", p.shards, trim(p.hot * 100.0), req.link.seed)
-        } else {
-            format!(
-                "{} shard{}, the hot customer places {}% of the orders (seed {})",
-                p.shards,
-                if p.shards == 1 { "" } else { "s" },
-                trim(p.hot * 100.0),
-                req.link.seed
-            )
-        }
-    );
-    s.push_str(&racks_svg(req, &peaks, &publishes, hot));
-    // The hot shard, called out.
-    let others: Vec<usize> = (0..n).filter(|i| *i != hot).collect();
-    let mean_other = if others.is_empty() {
-        0.0
+    let st = ShardStats::of(&sim);
+    let mut s = Html::lit("<section class=scale-part data-testid=scale-shards>");
+    let readout = if req.zh() {
+        format!("{} 个分片，热点客户占 {}% 的订单（种子 {}）", p.shards, trim(p.hot * 100.0), req.link.seed)
     } else {
-        others.iter().map(|i| peaks[*i] as f64).sum::<f64>() / others.len() as f64
+        format!(
+            "{} shard{}, the hot customer places {}% of the orders (seed {})",
+            p.shards,
+            if p.shards == 1 { "" } else { "s" },
+            trim(p.hot * 100.0),
+            req.link.seed
+        )
     };
-    let other_drained = others.iter().map(|i| drained[*i]).max().unwrap_or(0);
-    let ratio = times(peaks[hot] as f64, mean_other);
-    let callout = if n == 1 {
-        req.t(
+    html_write!(s, "<p class=readout>{}</p>", readout);
+    s.push(&racks_svg(req, &st.peaks, &st.publishes, st.hot));
+    html_write!(s, "<p class=callout data-testid=hot-shard data-shard={}>{}</p>", st.hot, shards_callout(req, p, &st));
+    s.push(&shard_backlog_chart(req, &sim, &st).svg());
+    let bars: Vec<(String, f64)> = st.publishes.iter().enumerate().map(|(i, v)| (format!("#{i}"), *v as f64)).collect();
+    let title = req.t("各分片发布的消息数", "Publishes by shard");
+    s.push(&chart::bars("shard-publishes", title, Unit::Count, &bars, "s1", &Html::new()));
+    s.push_lit("<div class=tiles>");
+    s.push(&tile(&int(summary.publishes), req.t("发布总数", "publishes in all"), "publishes", summary.publishes));
+    s.push(&tile(&int(st.peaks[st.hot]), req.t("最高积压", "highest backlog"), "peak", st.peaks[st.hot]));
+    let end = st.drained.iter().copied().max().unwrap_or(0);
+    s.push(&tile(&duration(end as f64), req.t("全部清空于", "all drained by"), "drained", end));
+    s.push_lit("</div>");
+    s.push(&go(req, SHARDS_SCENARIO, &cfg, "shards"));
+    s.push_lit("</section>");
+    s
+}
+
+/// Each shard's peak backlog, publishes and when it drained; the hottest shard and the others.
+struct ShardStats {
+    peaks: Vec<u64>,
+    publishes: Vec<u64>,
+    /// When each shard's backlog last stood above zero (drained one sample later).
+    drained: Vec<u64>,
+    hot: usize,
+    others: Vec<usize>,
+}
+
+impl ShardStats {
+    fn of(sim: &Simulation) -> ShardStats {
+        let summary = sim.summary();
+        let series = sim.series();
+        let n = summary.shards.len().max(1);
+        let peaks: Vec<u64> = summary.shards.iter().map(|x| x.max_backlog).collect();
+        let publishes: Vec<u64> = summary.shards.iter().map(|x| x.publishes).collect();
+        let hot = (0..peaks.len()).fold(0, |best, i| if peaks[i] > peaks[best] { i } else { best });
+        let drained: Vec<u64> = (0..n)
+            .map(|i| {
+                series
+                    .samples
+                    .iter()
+                    .filter(|x| x.backlog_by_shard.get(i).copied().unwrap_or(0) > 0)
+                    .map(|x| x.at_ms + series.interval_ms)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let others: Vec<usize> = (0..n).filter(|i| *i != hot).collect();
+        ShardStats { peaks, publishes, drained, hot, others }
+    }
+}
+
+/// The hot shard, called out.
+fn shards_callout(req: &Request, p: &Params, st: &ShardStats) -> Html {
+    let hot = st.hot;
+    if st.others.is_empty() {
+        return Html::text(req.t(
             "只有一个分片：所有订单排在同一个队里。拖动分片数看看拆开后的样子。",
             "One shard: every order waits in the same line. Drag the shard count to split it.",
-        )
-        .to_string()
-    } else if req.zh() {
-        format!(
-            "最挤的是 <b>#{hot}</b> 号{rack}：积压峰值 {}，是其余分片平均值的 {ratio}；它在 {} 才清空，其余分片在 {} 就清空了。{}",
-            int(peaks[hot]),
-            duration(drained[hot] as f64),
+        ));
+    }
+    let mean_other = st.others.iter().map(|i| st.peaks[*i] as f64).sum::<f64>() / st.others.len() as f64;
+    let other_drained = st.others.iter().map(|i| st.drained[*i]).max().unwrap_or(0);
+    let ratio = times(st.peaks[hot] as f64, mean_other);
+    let rack = word(req, "票夹", "分片", "rack", "shard");
+    let all_on_it = p.hot > 0.0 && hot == 0;
+    if req.zh() {
+        html!(
+            "最挤的是 <b>#{}</b> 号{}：积压峰值 {}，是其余分片平均值的 {}；它在 {} 才清空，其余分片在 {} 就清空了。{}",
+            hot,
+            rack,
+            int(st.peaks[hot]),
+            ratio,
+            duration(st.drained[hot] as f64),
             duration(other_drained as f64),
-            if p.hot > 0.0 && hot == 0 { "热点客户的订单全部落在这个分片上，加再多分片也帮不了它。" } else { "" }
+            if all_on_it {
+                "热点客户的订单全部落在这个分片上，加再多分片也帮不了它。"
+            } else {
+                ""
+            }
         )
     } else {
-        format!(
-            "The busiest is {rack} <b>#{hot}</b>: a peak backlog of {}, {ratio} the others' average; it drains by {}, the others by {}. {}",
-            int(peaks[hot]),
-            duration(drained[hot] as f64),
+        html!(
+            "The busiest is {} <b>#{}</b>: a peak backlog of {}, {} the others' average; it drains by {}, the others by {}. {}",
+            rack,
+            hot,
+            int(st.peaks[hot]),
+            ratio,
+            duration(st.drained[hot] as f64),
             duration(other_drained as f64),
-            if p.hot > 0.0 && hot == 0 { "All of the hot customer's orders land on it; more shards cannot help it." } else { "" }
+            if all_on_it { "All of the hot customer's orders land on it; more shards cannot help it." } else { "" }
         )
-    };
-    let _ = write!(s, "<p class=callout data-testid=hot-shard data-shard={hot}>{callout}</p>");
-    // Backlog over time.
+    }
+}
+
+/// Backlog over time: a line per shard, or with many shards the hot one against the others'
+/// highest and mean.
+fn shard_backlog_chart(req: &Request, sim: &Simulation, st: &ShardStats) -> Chart {
+    let series = sim.series();
     let mut chart = Chart::new(
         "shard-backlog",
         req.t("各分片的积压（待发送行数）", "Backlog by shard (pending rows)"),
@@ -736,58 +810,25 @@ fn shards(req: &mut Request, p: &Params) -> String {
         req.t("待发送", "pending"),
         Unit::Count,
     );
-    let point = |i: usize| -> Vec<(f64, f64)> {
-        series
-            .samples
-            .iter()
-            .map(|x| (x.at_ms as f64, x.backlog_by_shard.get(i).copied().unwrap_or(0) as f64))
-            .collect()
+    let of_shards = |f: &dyn Fn(&crate::sim::metrics::Sample) -> f64| -> Vec<(f64, f64)> {
+        series.samples.iter().map(|x| (x.at_ms as f64, f(x))).collect()
     };
+    let backlog = |x: &crate::sim::metrics::Sample, i: usize| x.backlog_by_shard.get(i).copied().unwrap_or(0);
     const CLASSES: [&str; 8] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+    let n = st.drained.len();
     if n <= CLASSES.len() {
         for (i, class) in CLASSES.iter().enumerate().take(n) {
-            let label = if i == hot { format!("#{i} ★") } else { format!("#{i}") };
-            chart = chart.line(&label, class, point(i));
+            let label = if i == st.hot { format!("#{i} ★") } else { format!("#{i}") };
+            chart = chart.line(&label, class, of_shards(&|x| backlog(x, i) as f64));
         }
-    } else {
-        chart = chart.line(&format!("#{hot} ★"), "s0", point(hot));
-        let mean: Vec<(f64, f64)> = series
-            .samples
-            .iter()
-            .map(|x| {
-                let v: f64 = others.iter().map(|i| x.backlog_by_shard.get(*i).copied().unwrap_or(0) as f64).sum();
-                (x.at_ms as f64, v / others.len().max(1) as f64)
-            })
-            .collect();
-        let max: Vec<(f64, f64)> = series
-            .samples
-            .iter()
-            .map(|x| {
-                let v = others.iter().map(|i| x.backlog_by_shard.get(*i).copied().unwrap_or(0)).max().unwrap_or(0);
-                (x.at_ms as f64, v as f64)
-            })
-            .collect();
-        chart = chart.line(req.t("其余分片最高", "highest other shard"), "s2", max);
-        chart = chart.line(req.t("其余分片平均", "mean of the other shards"), "s1", mean);
+        return chart;
     }
-    s.push_str(&chart.svg());
-    let bars: Vec<(String, f64)> = publishes.iter().enumerate().map(|(i, v)| (format!("#{i}"), *v as f64)).collect();
-    s.push_str(&chart::bars(
-        "shard-publishes",
-        req.t("各分片发布的消息数", "Publishes by shard"),
-        Unit::Count,
-        &bars,
-        "s1",
-    ));
-    s.push_str("<div class=tiles>");
-    s.push_str(&tile(&int(summary.publishes), req.t("发布总数", "publishes in all"), "publishes", summary.publishes));
-    s.push_str(&tile(&int(peaks[hot]), req.t("最高积压", "highest backlog"), "peak", peaks[hot]));
-    let end = drained.iter().copied().max().unwrap_or(0);
-    s.push_str(&tile(&duration(end as f64), req.t("全部清空于", "all drained by"), "drained", end));
-    s.push_str("</div>");
-    s.push_str(&go(req, SHARDS_SCENARIO, &cfg, "shards"));
-    s.push_str("</section>");
-    s
+    let others = &st.others;
+    let mean = of_shards(&|x| others.iter().map(|i| backlog(x, *i) as f64).sum::<f64>() / others.len().max(1) as f64);
+    let max = of_shards(&|x| others.iter().map(|i| backlog(x, *i)).max().unwrap_or(0) as f64);
+    chart = chart.line(&format!("#{} ★", st.hot), "s0", of_shards(&|x| backlog(x, st.hot) as f64));
+    chart = chart.line(req.t("其余分片最高", "highest other shard"), "s2", max);
+    chart.line(req.t("其余分片平均", "mean of the other shards"), "s1", mean)
 }
 
 /// A rate for `Config::set`: at most two decimals, no trailing zeros ("0.6", "1", "0").
@@ -802,7 +843,7 @@ fn trim_rate(v: f64) -> String {
 }
 
 /// One rack per shard: filled to its peak backlog; the hot one marked.
-fn racks_svg(req: &Request, peaks: &[u64], publishes: &[u64], hot: usize) -> String {
+fn racks_svg(req: &Request, peaks: &[u64], publishes: &[u64], hot: usize) -> Html {
     const W: f64 = 560.0;
     const H: f64 = 200.0;
     const TOP: f64 = 22.0;
@@ -813,8 +854,11 @@ fn racks_svg(req: &Request, peaks: &[u64], publishes: &[u64], hot: usize) -> Str
     let plot = H - TOP - BOTTOM;
     let max = peaks.iter().copied().max().unwrap_or(0).max(1) as f64;
     let title = req.t("每个分片一个票夹：高度是积压峰值", "One rack per shard: filled to its peak backlog");
-    let mut s = format!(
-        "<figure class=\"chart racks\" data-testid=racks><figcaption>{title}</figcaption><svg viewBox=\"0 0 {W} {H}\" role=img aria-label=\"{title}\"><title>{title}</title>"
+    let mut s = html!(
+        "<figure class=\"chart racks\" data-testid=racks><figcaption>{0}</figcaption><svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\"><title>{0}</title>",
+        title,
+        W,
+        H
     );
     for (i, peak) in peaks.iter().enumerate() {
         let x = SIDE + i as f64 * slot + slot * 0.12;
@@ -826,25 +870,32 @@ fn racks_svg(req: &Request, peaks: &[u64], publishes: &[u64], hot: usize) -> Str
         } else {
             format!("Shard #{i}: peak backlog {}, {} published", int(*peak), int(pubs))
         };
-        let _ = write!(
+        html_write!(
             s,
-            "<g class=\"rack{}\" data-testid=rack-{i} data-peak={peak} data-publishes={pubs}><title>{}</title>\
-             <rect class=rack-frame x={x:.1} y={TOP} width={w:.1} height={plot} />\
-             <rect class=rack-fill x={x:.1} y={:.1} width={w:.1} height={h:.1} />\
-             <text class=tick x={:.1} y={:.1} text-anchor=middle>{}</text>\
-             <text class=tick x={:.1} y={:.1} text-anchor=middle>#{i}{}</text></g>",
+            "<g class=\"rack{0}\" data-testid=rack-{1} data-peak={2} data-publishes={3}><title>{4}</title>\
+             <rect class=rack-frame x={5:.1} y={6} width={7:.1} height={8} />\
+             <rect class=rack-fill x={5:.1} y={9:.1} width={7:.1} height={10:.1} />\
+             <text class=tick x={11:.1} y={12:.1} text-anchor=middle>{13}</text>\
+             <text class=tick x={11:.1} y={14:.1} text-anchor=middle>#{1}{15}</text></g>",
             if i == hot { " hot" } else { "" },
-            esc(&text),
+            i,
+            peak,
+            pubs,
+            text,
+            x,
+            TOP,
+            w,
+            plot,
             TOP + plot - h,
+            h,
             x + w / 2.0,
             TOP + plot - h - 4.0,
             chart::count(*peak as f64),
-            x + w / 2.0,
             TOP + plot + 16.0,
             if i == hot { " ★" } else { "" },
         );
     }
-    s.push_str("</svg></figure>");
+    s.push_lit("</svg></figure>");
     s
 }
 
@@ -886,7 +937,7 @@ fn wait_points(sim: &Simulation) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn fullscan(req: &mut Request, p: &Params) -> String {
+fn fullscan(req: &mut Request, p: &Params) -> Html {
     // Orders keep coming for half an hour, so the table grows under the scans: without the
     // index the rows each scan reads climb with it, and so do the order writes' waits.
     let cfg = |index: bool| {
@@ -899,86 +950,13 @@ fn fullscan(req: &mut Request, p: &Params) -> String {
     };
     let (Some(off), Some(on)) = (run(req, FULLSCAN_SCENARIO, &cfg(false)), run(req, FULLSCAN_SCENARIO, &cfg(true)))
     else {
-        return format!(
-            "<section class=scale-part data-testid=scale-fullscan><p>{}</p></section>",
-            req.t("无法运行。", "Could not run.")
-        );
+        return could_not_run(req, "fullscan");
     };
     let (a, b) = (scan_stats(&off), scan_stats(&on));
-    let chosen = if p.index { &b } else { &a };
-    let row_cost = off.config().scan_row_cost_us;
-    let mut s = String::from("<section class=scale-part data-testid=scale-fullscan>");
-    let _ = write!(
-        s,
-        "<p class=readout>{}</p>",
-        if req.zh() {
-            format!(
-                "表里已有 {} 行旧数据，每分钟扫描一次，每读一行占用数据库 {} µs，{}（种子 {}）",
-                int(p.rows),
-                row_cost,
-                if p.index { "扫描<b>走索引</b>" } else { "扫描<b>不走索引</b>" },
-                req.link.seed
-            )
-        } else {
-            format!(
-                "{} old rows in the table, one scan a minute, {} µs of database time per row read, {} (seed {})",
-                int(p.rows),
-                row_cost,
-                if p.index { "the scan <b>uses the index</b>" } else { "<b>no index</b>: every scan reads the table" },
-                req.link.seed
-            )
-        }
-    );
-    let avg = |x: &ScanStats| if x.scans == 0 { 0.0 } else { x.rows_examined as f64 / x.scans as f64 };
-    let factor = times(avg(&a), avg(&b));
-    let callout = if req.zh() {
-        format!(
-            "不走索引时，每次扫描平均读 {} 行，是走索引时（{} 行）的 {factor}；一次扫描最长占用数据库 {}，下单写入最长等了 {}（走索引：{}）。",
-            int(avg(&a).round() as u64),
-            int(avg(&b).round() as u64),
-            duration(a.max_latency_ms as f64),
-            duration(a.wait_max as f64),
-            duration(b.wait_max as f64)
-        )
-    } else {
-        format!(
-            "Without the index a scan reads {} rows on average, {factor} the {} it reads with it; one scan holds the database for up to {}, and an order write waited up to {} (with the index: {}).",
-            int(avg(&a).round() as u64),
-            int(avg(&b).round() as u64),
-            duration(a.max_latency_ms as f64),
-            duration(a.wait_max as f64),
-            duration(b.wait_max as f64)
-        )
-    };
-    let _ = write!(s, "<p class=callout data-testid=fullscan-contrast>{callout}</p>");
-    s.push_str("<div class=tiles>");
-    s.push_str(&tile(&int(chosen.scans), req.t("扫描次数", "scans"), "scans", chosen.scans));
-    s.push_str(&tile(
-        &chart::count(chosen.rows_examined as f64),
-        req.t("共读行数", "rows examined in all"),
-        "rows-examined",
-        chosen.rows_examined,
-    ));
-    s.push_str(&tile(
-        &int(chosen.max_rows),
-        req.t("单次扫描最多读", "most rows in one scan"),
-        "max-rows",
-        chosen.max_rows,
-    ));
-    s.push_str(&tile(
-        &duration(chosen.max_latency_ms as f64),
-        req.t("最长一次扫描", "longest scan"),
-        "max-scan",
-        chosen.max_latency_ms,
-    ));
-    s.push_str(&tile(
-        &duration(chosen.wait_p99 as f64),
-        req.t("下单等待 p99", "order write wait p99"),
-        "wait-p99",
-        chosen.wait_p99,
-    ));
-    s.push_str(&tile(&int(chosen.orders), req.t("提交的订单", "orders committed"), "orders", chosen.orders));
-    s.push_str("</div>");
+    let mut s = Html::lit("<section class=scale-part data-testid=scale-fullscan>");
+    s.push(&fullscan_readout(req, p, off.config().scan_row_cost_us));
+    html_write!(s, "<p class=callout data-testid=fullscan-contrast>{}</p>", fullscan_callout(req, &a, &b));
+    s.push(&scan_tiles(req, if p.index { &b } else { &a }));
     let off_label = req.t("不走索引", "no index");
     let on_label = req.t("走索引", "with the index");
     let rows_chart = Chart::new(
@@ -991,7 +969,7 @@ fn fullscan(req: &mut Request, p: &Params) -> String {
     )
     .dots(off_label, "s3", scan_points(&off))
     .dots(on_label, "s0", scan_points(&on));
-    s.push_str(&rows_chart.svg());
+    s.push(&rows_chart.svg());
     let wait_chart = Chart::new(
         "order-wait",
         req.t("下单写入等待（排在扫描后面）", "Order write wait (behind the scans)"),
@@ -1002,103 +980,130 @@ fn fullscan(req: &mut Request, p: &Params) -> String {
     )
     .line(off_label, "s3", wait_points(&off))
     .line(on_label, "s0", wait_points(&on));
-    s.push_str(&wait_chart.svg());
-    // The two side by side.
-    let _ = write!(
-        s,
-        "<table class=compare data-testid=index-compare><thead><tr><th></th><th{}>{off_label}</th><th{}>{on_label}</th></tr></thead><tbody>",
-        if p.index { "" } else { " class=current" },
-        if p.index { " class=current" } else { "" },
+    s.push(&wait_chart.svg());
+    s.push(&index_table(req, p.index, &a, &b));
+    s.push(&go(req, FULLSCAN_SCENARIO, &cfg(p.index), "fullscan"));
+    s.push_lit("</section>");
+    s
+}
+
+/// Rows examined per scan, on average.
+fn mean_rows(x: &ScanStats) -> f64 {
+    if x.scans == 0 {
+        0.0
+    } else {
+        x.rows_examined as f64 / x.scans as f64
+    }
+}
+
+/// The table, the scans and the index.
+fn fullscan_readout(req: &Request, p: &Params, row_cost_us: u64) -> Html {
+    if req.zh() {
+        html!(
+            "<p class=readout>表里已有 {} 行旧数据，每分钟扫描一次，每读一行占用数据库 {} µs，{}（种子 {}）</p>",
+            int(p.rows),
+            row_cost_us,
+            Html::lit(if p.index { "扫描<b>走索引</b>" } else { "扫描<b>不走索引</b>" }),
+            req.link.seed
+        )
+    } else {
+        html!(
+            "<p class=readout>{} old rows in the table, one scan a minute, {} µs of database time per row read, {} (seed {})</p>",
+            int(p.rows),
+            row_cost_us,
+            Html::lit(if p.index { "the scan <b>uses the index</b>" } else { "<b>no index</b>: every scan reads the table" }),
+            req.link.seed
+        )
+    }
+}
+
+/// Without the index against with it (`a` against `b`), in a sentence.
+fn fullscan_callout(req: &Request, a: &ScanStats, b: &ScanStats) -> String {
+    let factor = times(mean_rows(a), mean_rows(b));
+    let (rows_a, rows_b) = (int(mean_rows(a).round() as u64), int(mean_rows(b).round() as u64));
+    let (scan_a, wait_a, wait_b) =
+        (duration(a.max_latency_ms as f64), duration(a.wait_max as f64), duration(b.wait_max as f64));
+    if req.zh() {
+        format!(
+            "不走索引时，每次扫描平均读 {rows_a} 行，是走索引时（{rows_b} 行）的 {factor}；一次扫描最长占用数据库 {scan_a}，下单写入最长等了 {wait_a}（走索引：{wait_b}）。"
+        )
+    } else {
+        format!(
+            "Without the index a scan reads {rows_a} rows on average, {factor} the {rows_b} it reads with it; one scan holds the database for up to {scan_a}, and an order write waited up to {wait_a} (with the index: {wait_b})."
+        )
+    }
+}
+
+/// The chosen run's scans in numbers.
+fn scan_tiles(req: &Request, chosen: &ScanStats) -> Html {
+    let mut s = Html::lit("<div class=tiles>");
+    s.push(&tile(&int(chosen.scans), req.t("扫描次数", "scans"), "scans", chosen.scans));
+    s.push(&tile(
+        &chart::count(chosen.rows_examined as f64),
+        req.t("共读行数", "rows examined in all"),
+        "rows-examined",
+        chosen.rows_examined,
+    ));
+    s.push(&tile(&int(chosen.max_rows), req.t("单次扫描最多读", "most rows in one scan"), "max-rows", chosen.max_rows));
+    s.push(&tile(
+        &duration(chosen.max_latency_ms as f64),
+        req.t("最长一次扫描", "longest scan"),
+        "max-scan",
+        chosen.max_latency_ms,
+    ));
+    s.push(&tile(
+        &duration(chosen.wait_p99 as f64),
+        req.t("下单等待 p99", "order write wait p99"),
+        "wait-p99",
+        chosen.wait_p99,
+    ));
+    s.push(&tile(&int(chosen.orders), req.t("提交的订单", "orders committed"), "orders", chosen.orders));
+    s.push_lit("</div>");
+    s
+}
+
+/// Without the index (`a`) and with it (`b`), side by side; the chosen one marked.
+fn index_table(req: &Request, index: bool, a: &ScanStats, b: &ScanStats) -> Html {
+    let current = Html::lit(" class=current");
+    let mut s = html!(
+        "<table class=compare data-testid=index-compare><thead><tr><th></th><th{}>{}</th><th{}>{}</th></tr></thead><tbody>",
+        if index { Html::new() } else { current.clone() },
+        req.t("不走索引", "no index"),
+        if index { current } else { Html::new() },
+        req.t("走索引", "with the index"),
     );
     let rows: [(&str, String, String); 5] = [
-        (req.t("平均每次扫描读行数", "rows per scan (mean)"), int(avg(&a).round() as u64), int(avg(&b).round() as u64)),
+        (
+            req.t("平均每次扫描读行数", "rows per scan (mean)"),
+            int(mean_rows(a).round() as u64),
+            int(mean_rows(b).round() as u64),
+        ),
         (req.t("单次扫描最多读", "most rows in one scan"), int(a.max_rows), int(b.max_rows)),
         (req.t("最长一次扫描", "longest scan"), duration(a.max_latency_ms as f64), duration(b.max_latency_ms as f64)),
         (req.t("下单等待 p50", "order write wait p50"), duration(a.wait_p50 as f64), duration(b.wait_p50 as f64)),
         (req.t("下单等待最长", "longest order write wait"), duration(a.wait_max as f64), duration(b.wait_max as f64)),
     ];
     for (label, x, y) in rows {
-        let _ = write!(s, "<tr><th>{label}</th><td>{x}</td><td>{y}</td></tr>");
+        html_write!(s, "<tr><th>{}</th><td>{}</td><td>{}</td></tr>", label, x, y);
     }
-    s.push_str("</tbody></table>");
-    s.push_str(&go(req, FULLSCAN_SCENARIO, &cfg(p.index), "fullscan"));
-    s.push_str("</section>");
+    s.push_lit("</tbody></table>");
     s
 }
 
 // ---------------------------------------------------------------------------------------
 // Archiving: DONE rows leave the hot table
 
-fn archive(req: &mut Request, p: &Params) -> String {
+fn archive(req: &mut Request, p: &Params) -> Html {
     let cfg = |on: bool| {
         vec![("archive_after_ms", if on { ARCHIVE_AFTER_MS } else { 0 }.to_string()), ("index", p.aidx.to_string())]
     };
     let (Some(on), Some(off)) = (run(req, ARCHIVE_SCENARIO, &cfg(true)), run(req, ARCHIVE_SCENARIO, &cfg(false)))
     else {
-        return format!(
-            "<section class=scale-part data-testid=scale-archive><p>{}</p></section>",
-            req.t("无法运行。", "Could not run.")
-        );
+        return could_not_run(req, "archive");
     };
-    let chosen = if p.archive { &on } else { &off };
-    let summary = chosen.summary();
-    let peak_hot = chosen.series().samples.iter().map(|x| x.hot_rows).max().unwrap_or(0);
-    let hot_table = word(req, "票夹", "热表", "the rack", "the hot table");
-    let mut s = String::from("<section class=scale-part data-testid=scale-archive>");
-    let _ = write!(
-        s,
-        "<p class=readout>{}</p>",
-        if req.zh() {
-            format!(
-                "{}；扫描{}（种子 {}）",
-                if p.archive {
-                    "归档<b>开</b>：完成超过 2 分钟的行每分钟迁入历史表"
-                } else {
-                    "归档<b>关</b>：完成的行一直留在热表里"
-                },
-                if p.aidx { "走索引" } else { "不走索引" },
-                req.link.seed
-            )
-        } else {
-            format!(
-                "{}; the scan {} (seed {})",
-                if p.archive {
-                    "archiving <b>on</b>: rows DONE for 2 minutes move to history once a minute"
-                } else {
-                    "archiving <b>off</b>: finished rows stay in the hot table"
-                },
-                if p.aidx { "uses the index" } else { "reads the whole table" },
-                req.link.seed
-            )
-        }
-    );
-    s.push_str("<div class=tiles>");
-    s.push_str(&tile(
-        &int(summary.archive.archived),
-        req.t("已归档行数", "rows archived"),
-        "archived",
-        summary.archive.archived,
-    ));
-    s.push_str(&tile(
-        &int(summary.archive.hot_rows),
-        req.t("热表剩余行数", "rows left in the hot table"),
-        "hot-rows",
-        summary.archive.hot_rows,
-    ));
-    s.push_str(&tile(
-        &int(summary.archive.history_rows),
-        req.t("历史表行数", "rows in history"),
-        "history-rows",
-        summary.archive.history_rows,
-    ));
-    s.push_str(&tile(&int(peak_hot), req.t("热表最多时", "hot table at its largest"), "peak-hot", peak_hot));
-    s.push_str(&tile(
-        &int(summary.max_rows_examined_per_scan),
-        req.t("单次扫描最多读", "most rows in one scan"),
-        "max-rows",
-        summary.max_rows_examined_per_scan,
-    ));
-    s.push_str("</div>");
+    let mut s = Html::lit("<section class=scale-part data-testid=scale-archive>");
+    s.push(&archive_readout(req, p));
+    s.push(&archive_tiles(req, if p.archive { &on } else { &off }));
     let rows = |sim: &Simulation, f: fn(&crate::sim::metrics::Sample) -> u64| -> Vec<(f64, f64)> {
         sim.series().samples.iter().map(|x| (x.at_ms as f64, f(x) as f64)).collect()
     };
@@ -1113,7 +1118,7 @@ fn archive(req: &mut Request, p: &Params) -> String {
     .line(req.t("热表（归档开）", "hot table (archiving on)"), "s0", rows(&on, |x| x.hot_rows))
     .line(req.t("历史表（归档开）", "history (archiving on)"), "s1", rows(&on, |x| x.history_rows))
     .line(req.t("热表（不归档）", "hot table (no archiving)"), "s3", rows(&off, |x| x.hot_rows));
-    s.push_str(&table_chart.svg());
+    s.push(&table_chart.svg());
     let scan_chart = Chart::new(
         "archive-scan-rows",
         req.t("每次扫描读了多少行", "Rows examined per scan"),
@@ -1124,22 +1129,79 @@ fn archive(req: &mut Request, p: &Params) -> String {
     )
     .dots(req.t("归档开", "archiving on"), "s0", scan_points(&on))
     .dots(req.t("不归档", "no archiving"), "s3", scan_points(&off));
-    s.push_str(&scan_chart.svg());
-    let note = if p.aidx {
-        if req.zh() {
-            format!("走索引时，扫描只读到点的待发送行，{hot_table}多大都一样快；归档省下的是表和索引的体积、备份和 DDL 的时间。")
-        } else {
-            format!("With the index a scan reads only the due pending rows, however big {hot_table} is; archiving saves the table's and the index's size, backups and DDL time.")
-        }
-    } else if req.zh() {
-        format!("不走索引时，每次扫描都要把{hot_table}从头读到尾：不归档，读的行数随完成的订单一路上涨；归档后，它只随最近两分钟的量起伏。")
-    } else {
-        format!("Without the index every scan reads {hot_table} end to end: without archiving the rows read climb with every finished order; with it they follow only the last two minutes' traffic.")
-    };
-    let _ = write!(s, "<p class=note>{note}</p>");
-    s.push_str(&go(req, ARCHIVE_SCENARIO, &cfg(p.archive), "archive"));
-    s.push_str("</section>");
+    s.push(&scan_chart.svg());
+    html_write!(s, "<p class=note>{}</p>", archive_note(req, p.aidx));
+    s.push(&go(req, ARCHIVE_SCENARIO, &cfg(p.archive), "archive"));
+    s.push_lit("</section>");
     s
+}
+
+/// Archiving on or off, and the scan with or without the index.
+fn archive_readout(req: &Request, p: &Params) -> Html {
+    if req.zh() {
+        html!(
+            "<p class=readout>{}；扫描{}（种子 {}）</p>",
+            Html::lit(if p.archive {
+                "归档<b>开</b>：完成超过 2 分钟的行每分钟迁入历史表"
+            } else {
+                "归档<b>关</b>：完成的行一直留在热表里"
+            }),
+            if p.aidx { "走索引" } else { "不走索引" },
+            req.link.seed
+        )
+    } else {
+        html!(
+            "<p class=readout>{}; the scan {} (seed {})</p>",
+            Html::lit(if p.archive {
+                "archiving <b>on</b>: rows DONE for 2 minutes move to history once a minute"
+            } else {
+                "archiving <b>off</b>: finished rows stay in the hot table"
+            }),
+            if p.aidx { "uses the index" } else { "reads the whole table" },
+            req.link.seed
+        )
+    }
+}
+
+/// The chosen run's tables in numbers.
+fn archive_tiles(req: &Request, chosen: &Simulation) -> Html {
+    let summary = chosen.summary();
+    let peak_hot = chosen.series().samples.iter().map(|x| x.hot_rows).max().unwrap_or(0);
+    let archive = &summary.archive;
+    let mut s = Html::lit("<div class=tiles>");
+    s.push(&tile(&int(archive.archived), req.t("已归档行数", "rows archived"), "archived", archive.archived));
+    s.push(&tile(
+        &int(archive.hot_rows),
+        req.t("热表剩余行数", "rows left in the hot table"),
+        "hot-rows",
+        archive.hot_rows,
+    ));
+    s.push(&tile(
+        &int(archive.history_rows),
+        req.t("历史表行数", "rows in history"),
+        "history-rows",
+        archive.history_rows,
+    ));
+    s.push(&tile(&int(peak_hot), req.t("热表最多时", "hot table at its largest"), "peak-hot", peak_hot));
+    s.push(&tile(
+        &int(summary.max_rows_examined_per_scan),
+        req.t("单次扫描最多读", "most rows in one scan"),
+        "max-rows",
+        summary.max_rows_examined_per_scan,
+    ));
+    s.push_lit("</div>");
+    s
+}
+
+/// What archiving saves, with or without the index.
+fn archive_note(req: &Request, index: bool) -> String {
+    let hot_table = word(req, "票夹", "热表", "the rack", "the hot table");
+    match (index, req.zh()) {
+        (true, true) => format!("走索引时，扫描只读到点的待发送行，{hot_table}多大都一样快；归档省下的是表和索引的体积、备份和 DDL 的时间。"),
+        (true, false) => format!("With the index a scan reads only the due pending rows, however big {hot_table} is; archiving saves the table's and the index's size, backups and DDL time."),
+        (false, true) => format!("不走索引时，每次扫描都要把{hot_table}从头读到尾：不归档，读的行数随完成的订单一路上涨；归档后，它只随最近两分钟的量起伏。"),
+        (false, false) => format!("Without the index every scan reads {hot_table} end to end: without archiving the rows read climb with every finished order; with it they follow only the last two minutes' traffic."),
+    }
 }
 
 #[cfg(test)]
@@ -1317,7 +1379,8 @@ mod tests {
                 let a = answer(&format!("insight=scale&part={part}&rows=10000\n?seed=1&lang={lang}"));
                 let parts: Vec<&str> = a.split('\u{1}').collect();
                 assert!(parts[1].contains(&format!("data-v={part} aria-pressed=true")), "{part}");
-                assert!(parts[1].contains(if lang == "zh" { zh } else { en }));
+                let name = Html::text(if lang == "zh" { zh } else { en });
+                assert!(parts[1].contains(name.as_str()), "{part} {lang}");
                 assert!(!parts[1].contains("<svg"), "controls carry no readouts");
                 assert!(parts[2].contains(&format!("data-testid=scale-{part}")));
                 assert!(parts[2].contains("data-go=\"?scenario="));

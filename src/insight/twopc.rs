@@ -21,14 +21,15 @@
 //! story clock for both pictures (`BEATS`), so the failure strikes both at the same moment.
 
 use super::chart::{Chart, Unit};
-use super::{duration, esc, select, slider, toggle, Request};
+use super::{duration, select, slider, toggle, Request};
+use crate::markup::Html;
 use crate::sim::config::{Config, Mode};
 use crate::sim::event::{Event, EventKind};
 use crate::sim::order_service::OrderRequest;
 use crate::sim::scenario::{Command, Scenario, ScriptStep};
 use crate::sim::two_phase::{self, round_success_probability};
 use crate::sim::Simulation;
-use std::fmt::Write;
+use crate::{html, html_write};
 
 /// Participant counts whose failure share is simulated (plus the chosen n).
 const MEASURED_AT: [u64; 7] = [2, 5, 10, 20, 30, 40, 50];
@@ -37,6 +38,8 @@ const ROUNDS: [&str; 3] = ["500", "1000", "2000"];
 const DEFAULT_ROUNDS: &str = "1000";
 /// Participants drawn in the round picture; the rest are "+k more".
 const DRAWN: u64 = 5;
+/// The participants' row in the round picture.
+const PY: f64 = 150.0;
 /// Bounds on the two tiny runs behind the pictures.
 const TINY_MAX_EVENTS: u64 = 20_000;
 
@@ -77,50 +80,49 @@ fn params(req: &mut Request) -> Params {
     Params { p: 1.0 - fail_ppm as f64 / 1e6, fail_ppm, n, crash, rounds, replay }
 }
 
-pub fn controls(req: &mut Request) -> String {
+pub fn controls(req: &mut Request) -> Html {
     // The body reads the same parameters and reports bad ones; do not report them twice.
     let before = req.notices.len();
     let v = params(req);
     req.notices.truncate(before);
-    let mut s = String::new();
-    s.push_str(&slider("p", req.t("单个节点可用率 p", "availability per node p"), v.p, 0.9, 0.9999, 0.0001));
-    s.push_str(&slider("n", req.t("参与者个数 n", "participants n"), v.n as f64, 2.0, 50.0, 1.0));
-    s.push_str(&toggle("crash", req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
+    let mut s = Html::new();
+    s.push(&slider("p", req.t("单个节点可用率 p", "availability per node p"), v.p, 0.9, 0.9999, 0.0001));
+    s.push(&slider("n", req.t("参与者个数 n", "participants n"), v.n as f64, 2.0, 50.0, 1.0));
+    s.push(&toggle("crash", req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
     let rounds = v.rounds.to_string();
     let options: Vec<(&str, &str)> = ROUNDS.iter().map(|r| (*r, *r)).collect();
-    s.push_str(&select("rounds", req.t("每个点模拟的轮数", "simulated rounds per point"), &rounds, &options));
+    s.push(&select("rounds", req.t("每个点模拟的轮数", "simulated rounds per point"), &rounds, &options));
     s
 }
 
-pub fn body(req: &mut Request) -> String {
+pub fn body(req: &mut Request) -> Html {
     let v = params(req);
     let seed = req.link.seed;
     let base = req.spec().map(|s| s.config).unwrap_or_default();
     let recovery_ms = base.coordinator_recovery_ms;
     let rtt_ms = base.two_pc_rtt_ms;
-    let mut s = String::new();
-    s.push_str(&curve(req, &v, seed));
+    let mut s = curve(req, &v, seed);
     let round = TwoPcRound::run(v.n.min(DRAWN), v.crash, recovery_ms, rtt_ms, seed);
     let outbox = OutboxRound::run(v.crash, recovery_ms, seed);
-    let _ = write!(s, "<div class=side-by-side data-replay={}>", v.replay);
-    s.push_str(&round.render(req, v.n));
-    s.push_str(&outbox.render(req));
-    s.push_str("</div>");
-    s.push_str(&compare(req, &round, &outbox, v.n));
-    let _ = write!(
+    html_write!(s, "<div class=side-by-side data-replay={}>", v.replay);
+    s.push(&round.render(req, v.n));
+    s.push(&outbox.render(req));
+    s.push_lit("</div>");
+    s.push(&compare(req, &round, &outbox, v.n));
+    html_write!(
         s,
         "<p class=actions><button data-p=replay data-v={} data-testid=twopc-replay>{}</button> \
          <button data-go=\"{}\" data-testid=open-stage>{}</button></p>",
         v.replay + 1,
         req.t("重放动画", "Replay the animation"),
-        esc(&stage_link(req, &v, recovery_ms, rtt_ms)),
+        stage_link(req, &v, recovery_ms, rtt_ms),
         req.t("在舞台上打开这个 2PC 场景", "Open this 2PC run on the stage")
     );
     s
 }
 
 /// The chart of 1 − pⁿ with the simulated points and the outbox's 1 − p, and its readout.
-fn curve(req: &Request, v: &Params, seed: u64) -> String {
+fn curve(req: &Request, v: &Params, seed: u64) -> Html {
     let analytic: Vec<(f64, f64)> = (2..=50u64).map(|n| (n as f64, 1.0 - round_success_probability(v.p, n))).collect();
     let mut at: Vec<u64> = MEASURED_AT.to_vec();
     if !at.contains(&v.n) {
@@ -156,45 +158,39 @@ fn curve(req: &Request, v: &Params, seed: u64) -> String {
         outbox,
     );
     let chart = Chart { marker_x: Some(v.n as f64), x_range: Some((2.0, 50.0)), ..chart };
-    let formula = 1.0 - round_success_probability(v.p, v.n);
-    let here = measured.iter().find(|m| m.participants == v.n);
     let mut s = chart.svg();
-    let (p, n) = (pct(v.p), v.n);
+    s.push(&curve_readout(req, v, seed, measured.iter().find(|m| m.participants == v.n)));
+    s
+}
+
+/// The curve at the chosen p and n: the formula, the simulated share, the outbox's.
+fn curve_readout(req: &Request, v: &Params, seed: u64, here: Option<&two_phase::CurvePoint>) -> Html {
+    let formula = pct(1.0 - round_success_probability(v.p, v.n));
+    let (p, n, outbox) = (pct(v.p), v.n, pct(1.0 - v.p));
     let sim = match here {
         Some(m) if m.rounds > 0 => {
             let failed = (m.measured_failure_rate * m.rounds as f64).round() as u64;
+            let rate = pct(m.measured_failure_rate);
             if req.zh() {
-                format!("模拟：{} 轮中失败 {}（{}）", group(m.rounds), group(failed), pct(m.measured_failure_rate))
+                format!("模拟：{} 轮中失败 {}（{rate}）", group(m.rounds), group(failed))
             } else {
-                format!(
-                    "simulated: {} of {} rounds failed ({})",
-                    group(failed),
-                    group(m.rounds),
-                    pct(m.measured_failure_rate)
-                )
+                format!("simulated: {} of {} rounds failed ({rate})", group(failed), group(m.rounds))
             }
         }
         _ => req.t("模拟没有跑成", "the simulation did not run").to_string(),
     };
     let power = format!("{}{}", trim_decimal(v.p), sup(n));
-    let _ = write!(
-        s,
-        "<p class=readout data-testid=twopc-readout>{}</p>",
-        if req.zh() {
-            format!(
-                "p = {p}、n = {n} 时，1 − {power} = <strong>{}</strong> 的轮次会失败；{sim}（种子 {seed}）。本地消息表写订单只需本地库可用：失败率 {}，与 n 无关。",
-                pct(formula),
-                pct(1.0 - v.p)
-            )
-        } else {
-            format!(
-                "With p = {p} and n = {n}, 1 − {power} = <strong>{}</strong> of rounds fail; {sim} (seed {seed}). The outbox's order write needs only its local database: {} fail, whatever n.",
-                pct(formula),
-                pct(1.0 - v.p)
-            )
-        }
-    );
-    s
+    if req.zh() {
+        html!(
+            "<p class=readout data-testid=twopc-readout>p = {}、n = {} 时，1 − {} = <strong>{}</strong> 的轮次会失败；{}（种子 {}）。本地消息表写订单只需本地库可用：失败率 {}，与 n 无关。</p>",
+            p, n, power, formula, sim, seed, outbox
+        )
+    } else {
+        html!(
+            "<p class=readout data-testid=twopc-readout>With p = {} and n = {}, 1 − {} = <strong>{}</strong> of rounds fail; {} (seed {}). The outbox's order write needs only its local database: {} fail, whatever n.</p>",
+            p, n, power, formula, sim, seed, outbox
+        )
+    }
 }
 
 /// One 2PC round with `participants`, from a tiny real run.
@@ -271,152 +267,182 @@ impl TwoPcRound {
         }
     }
 
-    fn render(&self, req: &Request, n: u64) -> String {
-        let metaphor = req.link.vocab == crate::link::Vocab::Metaphor;
-        let both = |zh_m: &str, zh_t: &str, en_m: &str, en_t: &str| -> (String, String) {
-            let (m, t) = if req.zh() { (zh_m, zh_t) } else { (en_m, en_t) };
-            if metaphor {
-                (m.to_string(), t.to_string())
-            } else {
-                (t.to_string(), m.to_string())
-            }
-        };
+    fn render(&self, req: &Request, n: u64) -> Html {
         let crashed = self.crashed_at_ms.is_some();
         let k = self.participants.max(1);
-        let more = n.saturating_sub(k);
-        let slots = k + u64::from(more > 0);
-        let xs: Vec<f64> = (0..slots).map(|i| 20.0 + 280.0 * (i as f64 + 0.5) / slots as f64).collect();
-        let mut s = String::new();
-        let _ = write!(
-            s,
+        let mut s = html!(
             "<section class=\"round twopc{}\" data-testid=twopc-round><h3>{}</h3>",
             if crashed { " crashed" } else { "" },
             req.t("两阶段提交：一轮", "Two-phase commit: one round")
         );
-        let _ = write!(
-            s,
-            "<svg class=round-pic viewBox=\"0 0 320 256\" role=img aria-label=\"{}\"><title>{}</title>",
-            req.t("2PC 一轮的动画", "An animated 2PC round"),
-            req.t("2PC 一轮的动画", "An animated 2PC round")
-        );
-        // The coordinator: a supervisor with a walkie-talkie.
-        let (coord, coord_sub) = both("两位主管 · 对讲机", "协调者", "Supervisors · radios", "coordinator");
-        let _ = write!(
-            s,
+        s.push(&self.picture(req, n));
+        s.push(&self.timeline(req));
+        if n > k {
+            let more = n - k;
+            let note = if req.zh() {
+                format!("图里画出 {k} 个参与者；n = {n} 时还有 {more} 个，每一个都同样被锁住。")
+            } else {
+                format!("{k} participants drawn; with n = {n} there are {more} more, each locked the same way.")
+            };
+            html_write!(s, "<p class=note>{}</p>", note);
+        }
+        s.push_lit("</section>");
+        s
+    }
+
+    /// The animated round: the coordinator, the participants, their votes and locks, and
+    /// what became of them.
+    fn picture(&self, req: &Request, n: u64) -> Html {
+        let title = req.t("2PC 一轮的动画", "An animated 2PC round");
+        let mut s =
+            html!("<svg class=round-pic viewBox=\"0 0 320 256\" role=img aria-label=\"{0}\"><title>{0}</title>", title);
+        s.push(&self.coordinator(req));
+        let k = self.participants.max(1);
+        let more = n.saturating_sub(k);
+        let slots = k + u64::from(more > 0);
+        let (part, part_sub) = names(req, "部门", "参与者", "Station", "participant");
+        for i in 0..slots {
+            let x = 20.0 + 280.0 * (i as f64 + 0.5) / slots as f64;
+            if i >= k {
+                let text = if req.zh() { format!("另外 {more} 个") } else { format!("+{more} more") };
+                html_write!(
+                    s,
+                    "<g class=\"node more\"><text x={:.1} y={:.1} text-anchor=middle>{}</text></g>",
+                    x,
+                    PY + 26.0,
+                    text
+                );
+                continue;
+            }
+            s.push(&self.participant(i, x, (&part, &part_sub)));
+        }
+        s.push(&self.state(req, n));
+        s.push_lit("</svg>");
+        s
+    }
+
+    /// The coordinator (a supervisor with a walkie-talkie), struck out while it is down.
+    fn coordinator(&self, req: &Request) -> Html {
+        let (coord, coord_sub) = names(req, "两位主管 · 对讲机", "协调者", "Supervisors · radios", "coordinator");
+        let mut s = html!(
             "<g class=\"node coord\"><rect x=95 y=8 width=130 height=46 rx=8 />\
              <g class=radio><title>{}</title><rect x=101 y=16 width=9 height=16 rx=2 /><line x1=107 y1=16 x2=109 y2=8 />\
              <rect x=210 y=16 width=9 height=16 rx=2 /><line x1=216 y1=16 x2=218 y2=8 /></g>\
              <text x=160 y=28 text-anchor=middle>{}</text><text class=sub x=160 y=44 text-anchor=middle>{}</text></g>",
             req.t("对讲机", "walkie-talkies"),
-            esc(&coord),
-            esc(&coord_sub)
+            coord,
+            coord_sub
         );
-        if crashed {
-            let _ = write!(
+        if self.crashed_at_ms.is_some() {
+            let back = duration(self.blocked_each_ms() as f64);
+            let back = if req.zh() { format!("{back} 后恢复") } else { format!("back after {back}") };
+            html_write!(
                 s,
-                "<g class=anim-out style=\"animation-delay:{back:.1}s\"><g class=\"crash-mark anim-in\" style=\"animation-delay:{fail:.1}s\">\
+                "<g class=anim-out style=\"animation-delay:{0:.1}s\"><g class=\"crash-mark anim-in\" style=\"animation-delay:{1:.1}s\">\
                  <line x1=100 y1=10 x2=220 y2=52 /><line x1=220 y1=10 x2=100 y2=52 />\
-                 <text x=160 y=68 text-anchor=middle>{}</text></g></g>\
-                 <text class=\"recovered anim-in\" x=160 y=68 text-anchor=middle style=\"animation-delay:{back:.1}s\">{}</text>",
+                 <text x=160 y=68 text-anchor=middle>{2}</text></g></g>\
+                 <text class=\"recovered anim-in\" x=160 y=68 text-anchor=middle style=\"animation-delay:{0:.1}s\">{3}</text>",
+                beats::BACK,
+                beats::FAIL,
                 req.t("对讲机没电：协调者宕机", "radio dead: coordinator crashed"),
-                esc(&if req.zh() {
-                    format!("{} 后恢复", duration(self.blocked_each_ms() as f64))
-                } else {
-                    format!("back after {}", duration(self.blocked_each_ms() as f64))
-                }),
-                fail = beats::FAIL,
-                back = beats::BACK
+                back
             );
         }
-        let (part, part_sub) = both("部门", "参与者", "Station", "participant");
-        let py = 150.0;
-        for (i, x) in xs.iter().enumerate() {
-            let i = i as u64;
-            if i >= k {
-                let _ = write!(
-                    s,
-                    "<g class=\"node more\"><text x={x:.1} y={:.1} text-anchor=middle>{}</text></g>",
-                    py + 26.0,
-                    esc(&if req.zh() { format!("另外 {more} 个") } else { format!("+{more} more") })
-                );
-                continue;
-            }
-            let vote = self.votes.iter().find(|v| v.0 == i).map(|v| v.1);
-            let _ = write!(
+        s
+    }
+
+    /// Participant `i` at `x`: PREPARE in, its vote out, the decision in, and the lock it
+    /// holds until the decision reaches it.
+    fn participant(&self, i: u64, x: f64, (part, part_sub): (&str, &str)) -> Html {
+        let crashed = self.crashed_at_ms.is_some();
+        let vote = self.votes.iter().find(|v| v.0 == i).map(|v| v.1);
+        let mut s = html!(
+            "<line class=\"msg prepare travel\" x1=160 y1=54 x2={:.1} y2={} style=\"animation-delay:{:.1}s\"/>",
+            x,
+            PY,
+            beats::ASK
+        );
+        if let Some(yes) = vote {
+            html_write!(
                 s,
-                "<line class=\"msg prepare travel\" x1=160 y1=54 x2={x:.1} y2={py} style=\"animation-delay:{:.1}s\"/>",
-                beats::ASK
+                "<line class=\"msg vote travel\" x1={0:.1} y1={1} x2=160 y2=54 style=\"animation-delay:{2:.1}s\"/>\
+                 <text class=\"{3} anim-in\" x={0:.1} y={4:.1} text-anchor=middle style=\"animation-delay:{2:.1}s\">{5}</text>",
+                x,
+                PY,
+                beats::ANSWER,
+                if yes { "vote-yes" } else { "vote-no" },
+                PY - 6.0,
+                if yes { "YES" } else { "NO" }
             );
-            if let Some(yes) = vote {
-                let _ = write!(
-                    s,
-                    "<line class=\"msg vote travel\" x1={x:.1} y1={py} x2=160 y2=54 style=\"animation-delay:{:.1}s\"/>\
-                     <text class=\"{} anim-in\" x={x:.1} y={:.1} text-anchor=middle style=\"animation-delay:{:.1}s\">{}</text>",
-                    beats::ANSWER,
-                    if yes { "vote-yes" } else { "vote-no" },
-                    py - 6.0,
-                    beats::ANSWER,
-                    if yes { "YES" } else { "NO" }
-                );
-            }
-            let decision_at = if crashed { beats::DONE } else { beats::FAIL };
-            if let Some((_, committed)) = self.decided {
-                let _ = write!(
-                    s,
-                    "<line class=\"msg decision {} travel\" x1=160 y1=54 x2={x:.1} y2={py} style=\"animation-delay:{decision_at:.1}s\"/>",
-                    if committed { "commit" } else { "abort" }
-                );
-            }
-            let _ = write!(
-                s,
-                "<g class=\"node part\"><rect x={:.1} y={py} width=48 height=40 rx=6 />\
-                 <text x={x:.1} y={:.1} text-anchor=middle>{} {}</text><text class=sub x={x:.1} y={:.1} text-anchor=middle>{}</text></g>",
-                x - 24.0,
-                py + 17.0,
-                esc(&part),
-                i + 1,
-                py + 32.0,
-                esc(&part_sub)
-            );
-            // The lock each prepared participant holds until the decision reaches it.
-            if vote == Some(true) {
-                let release = if crashed { beats::DONE } else { beats::FAIL };
-                let _ = write!(
-                    s,
-                    "<g class=anim-out style=\"animation-delay:{release:.1}s\"><g class=\"lock anim-in\" style=\"animation-delay:{:.1}s\">\
-                     <rect x={:.1} y={:.1} width=10 height=8 rx=1 /><path d=\"M{:.1},{:.1} v-4 a3,3 0 0 1 6,0 v4\"/></g></g>",
-                    beats::ANSWER,
-                    x + 14.0,
-                    py + 2.0,
-                    x + 16.0,
-                    py + 2.0
-                );
-            }
         }
-        // The participants' state, under the row.
+        let decision_at = if crashed { beats::DONE } else { beats::FAIL };
+        if let Some((_, committed)) = self.decided {
+            html_write!(
+                s,
+                "<line class=\"msg decision {} travel\" x1=160 y1=54 x2={:.1} y2={} style=\"animation-delay:{:.1}s\"/>",
+                if committed { "commit" } else { "abort" },
+                x,
+                PY,
+                decision_at
+            );
+        }
+        html_write!(
+            s,
+            "<g class=\"node part\"><rect x={0:.1} y={1} width=48 height=40 rx=6 />\
+             <text x={2:.1} y={3:.1} text-anchor=middle>{4} {5}</text><text class=sub x={2:.1} y={6:.1} text-anchor=middle>{7}</text></g>",
+            x - 24.0,
+            PY,
+            x,
+            PY + 17.0,
+            part,
+            i + 1,
+            PY + 32.0,
+            part_sub
+        );
+        if vote == Some(true) {
+            let release = if crashed { beats::DONE } else { beats::FAIL };
+            html_write!(
+                s,
+                "<g class=anim-out style=\"animation-delay:{:.1}s\"><g class=\"lock anim-in\" style=\"animation-delay:{:.1}s\">\
+                 <rect x={:.1} y={:.1} width=10 height=8 rx=1 /><path d=\"M{:.1},{:.1} v-4 a3,3 0 0 1 6,0 v4\"/></g></g>",
+                release,
+                beats::ANSWER,
+                x + 14.0,
+                PY + 2.0,
+                x + 16.0,
+                PY + 2.0
+            );
+        }
+        s
+    }
+
+    /// Under the participants: blocked while the coordinator is down, then the outcome; and
+    /// the phases on the left.
+    fn state(&self, req: &Request, n: u64) -> Html {
+        let crashed = self.crashed_at_ms.is_some();
         let state_y = 215.0;
         let prepared = self.votes.iter().filter(|v| v.1).count();
         // The picture draws at most DRAWN participants; the total is for all n of them, as in
         // the comparison below (each of the n prepared participants blocks the same way).
-        let in_all = self.blocked_each_ms().saturating_mul(n);
+        let in_all = duration(self.blocked_each_ms().saturating_mul(n) as f64);
+        let each = duration(self.blocked_each_ms() as f64);
+        let mut s = Html::new();
         if crashed {
-            let _ = write!(
+            let waited = if req.zh() {
+                format!("每个等了 {each}（{n} 个合计 {in_all}）")
+            } else {
+                format!("each waited {each} ({in_all} in all for {n})")
+            };
+            html_write!(
                 s,
                 "<g class=anim-out style=\"animation-delay:{:.1}s\"><g class=\"blocked blink\" data-testid=blocked style=\"animation-delay:{:.1}s\">\
-                 <text x=160 y={state_y} text-anchor=middle>{}</text><text x=160 y={} text-anchor=middle>{}</text></g></g>",
+                 <text x=160 y={} text-anchor=middle>{}</text><text x=160 y={} text-anchor=middle>{}</text></g></g>",
                 beats::BACK,
                 beats::WAIT,
+                state_y,
                 req.t("已 prepare · 锁未释放 · 阻塞中", "prepared · locks held · blocked"),
                 state_y + 16.0,
-                esc(&if req.zh() {
-                    format!("每个等了 {}（{n} 个合计 {}）", duration(self.blocked_each_ms() as f64), duration(in_all as f64))
-                } else {
-                    format!(
-                        "each waited {} ({} in all for {n})",
-                        duration(self.blocked_each_ms() as f64),
-                        duration(in_all as f64)
-                    )
-                })
+                waited
             );
         }
         if let Some((_, committed)) = self.decided {
@@ -427,101 +453,75 @@ impl TwoPcRound {
                 (false, true) => "ABORT：全部回滚，锁释放",
                 (false, false) => "ABORT: all roll back, locks released",
             };
-            let _ = write!(
+            html_write!(
                 s,
-                "<text class=\"outcome anim-in\" x=160 y={state_y} text-anchor=middle style=\"animation-delay:{at:.1}s\">{text}</text>"
+                "<text class=\"outcome anim-in\" x=160 y={} text-anchor=middle style=\"animation-delay:{:.1}s\">{}</text>",
+                state_y,
+                at,
+                text
             );
         }
-        let _ = write!(
+        html_write!(
             s,
             "<text class=\"phase anim-in\" x=8 y=100 style=\"animation-delay:{:.1}s\">PREPARE</text>\
-             <text class=\"phase anim-in\" x=8 y=116 style=\"animation-delay:{:.1}s\">{}</text>",
+             <text class=\"phase anim-in\" x=8 y=116 style=\"animation-delay:{:.1}s\">{} × YES</text>",
             beats::ASK,
             beats::ANSWER,
-            esc(&format!("{} × YES", prepared))
+            prepared
         );
-        s.push_str("</svg>");
-        // The timeline, in the core's simulated time.
-        s.push_str("<ol class=timeline data-testid=twopc-timeline>");
+        s
+    }
+
+    /// The round's timeline, in the core's simulated time.
+    fn timeline(&self, req: &Request) -> Html {
+        let zh = req.zh();
+        let k = self.participants.max(1);
+        let prepared = self.votes.iter().filter(|v| v.1).count();
+        let mut s = Html::lit("<ol class=timeline data-testid=twopc-timeline>");
         if let Some(t) = self.started_ms {
-            li(
-                &mut s,
-                t,
-                &if req.zh() {
-                    format!("协调者向 {k} 个参与者发出 PREPARE（TwoPcRoundStarted）")
-                } else {
-                    format!("the coordinator sends PREPARE to {k} participants (TwoPcRoundStarted)")
-                },
-                "",
-            );
+            let text = if zh {
+                format!("协调者向 {k} 个参与者发出 PREPARE（TwoPcRoundStarted）")
+            } else {
+                format!("the coordinator sends PREPARE to {k} participants (TwoPcRoundStarted)")
+            };
+            s.push(&li(t, &text, ""));
         }
         if let Some(&(_, _, t)) = self.votes.first() {
-            li(
-                &mut s,
-                t,
-                &if req.zh() {
-                    format!("{prepared}/{k} 投 YES：已 prepare，各自持有锁（TwoPcVoted）")
-                } else {
-                    format!("{prepared}/{k} vote YES: prepared, each holding its locks (TwoPcVoted)")
-                },
-                "",
-            );
+            let text = if zh {
+                format!("{prepared}/{k} 投 YES：已 prepare，各自持有锁（TwoPcVoted）")
+            } else {
+                format!("{prepared}/{k} vote YES: prepared, each holding its locks (TwoPcVoted)")
+            };
+            s.push(&li(t, &text, ""));
         }
         if let Some(t) = self.crashed_at_ms {
-            li(
-                &mut s,
-                t,
-                req.t(
-                    "协调者收齐投票后、宣布决定前宕机（TwoPcCoordinatorCrashed）：谁都不敢提交也不敢回滚",
-                    "the coordinator dies after the votes, before the decision (TwoPcCoordinatorCrashed): no one may commit or roll back",
-                ),
-                "bad",
+            let text = req.t(
+                "协调者收齐投票后、宣布决定前宕机（TwoPcCoordinatorCrashed）：谁都不敢提交也不敢回滚",
+                "the coordinator dies after the votes, before the decision (TwoPcCoordinatorCrashed): no one may commit or roll back",
             );
+            s.push(&li(t, text, "bad"));
         }
         if let Some((t, blocked)) = self.recovered {
-            li(
-                &mut s,
-                t,
-                &if req.zh() {
-                    format!(
-                        "协调者恢复（TwoPcCoordinatorRecovered）：{} 个参与者各阻塞 {}，blocked_ms = {}",
-                        prepared,
-                        duration(self.blocked_each_ms() as f64),
-                        group(blocked)
-                    )
-                } else {
-                    format!(
-                        "the coordinator recovers (TwoPcCoordinatorRecovered): {} participants blocked {} each, blocked_ms = {}",
-                        prepared,
-                        duration(self.blocked_each_ms() as f64),
-                        group(blocked)
-                    )
-                },
-                "bad",
-            );
+            let (each, blocked) = (duration(self.blocked_each_ms() as f64), group(blocked));
+            let text = if zh {
+                format!(
+                    "协调者恢复（TwoPcCoordinatorRecovered）：{prepared} 个参与者各阻塞 {each}，blocked_ms = {blocked}"
+                )
+            } else {
+                format!("the coordinator recovers (TwoPcCoordinatorRecovered): {prepared} participants blocked {each} each, blocked_ms = {blocked}")
+            };
+            s.push(&li(t, &text, "bad"));
         }
         if let Some((t, committed)) = self.decided {
-            let text = match (committed, req.zh()) {
+            let text = match (committed, zh) {
                 (true, true) => "COMMIT 到达所有参与者，锁释放，订单与扣款同时生效（TwoPcCommitted）",
                 (true, false) => "COMMIT reaches every participant; locks released, order and payment take effect together (TwoPcCommitted)",
                 (false, true) => "ABORT：全部回滚（TwoPcAborted）",
                 (false, false) => "ABORT: everyone rolls back (TwoPcAborted)",
             };
-            li(&mut s, t, text, "ok");
+            s.push(&li(t, text, "ok"));
         }
-        s.push_str("</ol>");
-        if n > k {
-            let _ = write!(
-                s,
-                "<p class=note>{}</p>",
-                esc(&if req.zh() {
-                    format!("图里画出 {k} 个参与者；n = {n} 时还有 {more} 个，每一个都同样被锁住。")
-                } else {
-                    format!("{k} participants drawn; with n = {n} there are {more} more, each locked the same way.")
-                })
-            );
-        }
-        s.push_str("</section>");
+        s.push_lit("</ol>");
         s
     }
 }
@@ -607,20 +607,9 @@ impl OutboxRound {
         }
     }
 
-    fn render(&self, req: &Request) -> String {
-        let metaphor = req.link.vocab == crate::link::Vocab::Metaphor;
-        let name = |zh_m: &str, zh_t: &str, en_m: &str, en_t: &str| -> (String, String) {
-            let (m, t) = if req.zh() { (zh_m, zh_t) } else { (en_m, en_t) };
-            if metaphor {
-                (m.to_string(), t.to_string())
-            } else {
-                (t.to_string(), m.to_string())
-            }
-        };
+    fn render(&self, req: &Request) -> Html {
         let down = self.broker_down_ms.is_some();
-        let mut s = String::new();
-        let _ = write!(
-            s,
+        let mut s = html!(
             "<section class=\"round outbox{}\" data-testid=outbox-round><h3>{}</h3>",
             if down { " outage" } else { "" },
             if down {
@@ -629,37 +618,44 @@ impl OutboxRound {
                 req.t("本地消息表：同一笔订单", "The outbox: the same order")
             }
         );
-        let _ = write!(
-            s,
-            "<svg class=round-pic viewBox=\"0 0 320 256\" role=img aria-label=\"{}\"><title>{}</title>",
-            req.t("本地消息表处理同一故障的动画", "The outbox handling the same failure, animated"),
-            req.t("本地消息表处理同一故障的动画", "The outbox handling the same failure, animated")
-        );
-        let node = |s: &mut String, x: f64, y: f64, w: f64, class: &str, (a, b): (String, String)| {
-            let _ = write!(
-                s,
-                "<g class=\"node {class}\"><rect x={x} y={y} width={w} height=46 rx=8 />\
-                 <text x={:.1} y={:.1} text-anchor=middle>{}</text><text class=sub x={:.1} y={:.1} text-anchor=middle>{}</text></g>",
-                x + w / 2.0,
-                y + 20.0,
-                esc(&a),
-                x + w / 2.0,
-                y + 36.0,
-                esc(&b)
-            );
+        s.push(&self.picture(req));
+        s.push(&self.timeline(req));
+        let text = if req.zh() {
+            format!(
+                "阻塞的参与者：0。订单写入等待 {}，relay 锁等待 {} 次。",
+                duration(self.write_waited_ms as f64),
+                self.lock_waits
+            )
+        } else {
+            format!(
+                "Blocked participants: 0. The order write waited {}; relay lock waits: {}.",
+                duration(self.write_waited_ms as f64),
+                self.lock_waits
+            )
         };
-        node(&mut s, 8.0, 8.0, 110.0, "cashier", name("收银台", "订单服务", "Cashier", "order service"));
-        node(&mut s, 200.0, 8.0, 112.0, "mq", name("出菜窗口", "MQ", "Kitchen window", "MQ"));
-        node(&mut s, 200.0, 150.0, 112.0, "kitchen", name("后厨", "消费者", "Kitchen", "consumer"));
+        html_write!(s, "<p class=no-block data-testid=outbox-no-block>{}</p></section>", text);
+        s
+    }
+
+    /// The animated order: the cashier, the MQ and the kitchen; the local transaction, the
+    /// message row's status, and the message's way to the kitchen (after the outage, if any).
+    fn picture(&self, req: &Request) -> Html {
+        let down = self.broker_down_ms.is_some();
+        let title = req.t("本地消息表处理同一故障的动画", "The outbox handling the same failure, animated");
+        let mut s =
+            html!("<svg class=round-pic viewBox=\"0 0 320 256\" role=img aria-label=\"{0}\"><title>{0}</title>", title);
+        s.push(&node(8.0, 8.0, 110.0, "cashier", names(req, "收银台", "订单服务", "Cashier", "order service")));
+        s.push(&node(200.0, 8.0, 112.0, "mq", names(req, "出菜窗口", "MQ", "Kitchen window", "MQ")));
+        s.push(&node(200.0, 150.0, 112.0, "kitchen", names(req, "后厨", "消费者", "Kitchen", "consumer")));
         // The local transaction: the order and its message row, in the same database.
-        let _ = write!(
+        html_write!(
             s,
             "<g class=\"db anim-in\" style=\"animation-delay:{:.1}s\"><rect x=8 y=80 width=110 height=74 rx=6 />\
              <text x=63 y=96 text-anchor=middle>{}</text><text class=sub x=63 y=112 text-anchor=middle>orders + outbox</text></g>",
             beats::ASK,
             req.t("一个本地事务", "one local transaction")
         );
-        let _ = write!(
+        html_write!(
             s,
             "<text class=\"committed anim-in\" x=63 y=172 text-anchor=middle style=\"animation-delay:{:.1}s\">{}</text>",
             beats::ANSWER,
@@ -667,180 +663,152 @@ impl OutboxRound {
         );
         let (publish_at, effect_at) = if down { (beats::BACK, beats::DONE) } else { (beats::FAIL, beats::WAIT) };
         // The message row's status.
-        let row_y = 136.0;
-        let _ = write!(
+        html_write!(
             s,
-            "<g class=anim-out style=\"animation-delay:{:.1}s\"><text class=\"row-pending anim-in\" x=63 y={row_y} text-anchor=middle style=\"animation-delay:{:.1}s\">PENDING</text></g>\
-             <text class=\"row-done anim-in\" x=63 y={row_y} text-anchor=middle style=\"animation-delay:{:.1}s\">DONE</text>",
+            "<g class=anim-out style=\"animation-delay:{0:.1}s\"><text class=\"row-pending anim-in\" x=63 y={1} text-anchor=middle style=\"animation-delay:{2:.1}s\">PENDING</text></g>\
+             <text class=\"row-done anim-in\" x=63 y={1} text-anchor=middle style=\"animation-delay:{0:.1}s\">DONE</text>",
             effect_at + 0.4,
-            beats::ANSWER,
-            effect_at + 0.4
+            136.0,
+            beats::ANSWER
         );
         if down {
-            let _ = write!(
-                s,
-                "<g class=anim-out style=\"animation-delay:{back:.1}s\"><g class=\"crash-mark anim-in\" style=\"animation-delay:{fail:.1}s\">\
-                 <line x1=204 y1=10 x2=308 y2=52 /><line x1=308 y1=10 x2=204 y2=52 />\
-                 <text x=256 y=68 text-anchor=middle>{}</text></g></g>\
-                 <text class=\"recovered anim-in\" x=256 y=68 text-anchor=middle style=\"animation-delay:{back:.1}s\">{}</text>",
-                req.t("窗口关了：MQ 宕机", "window closed: MQ down"),
-                esc(&if req.zh() {
-                    format!("{} 后恢复", duration(self.outage_ms as f64))
-                } else {
-                    format!("back after {}", duration(self.outage_ms as f64))
-                }),
-                fail = beats::FAIL,
-                back = beats::BACK
-            );
-            let _ = write!(
-                s,
-                "<g class=anim-out style=\"animation-delay:{:.1}s\"><g class=\"waiting pulse\" data-testid=outbox-waiting style=\"animation-delay:{:.1}s\">\
-                 <text x=160 y=232 text-anchor=middle>{}</text><text x=160 y=248 text-anchor=middle>{}</text></g></g>",
-                beats::BACK,
-                beats::WAIT,
-                req.t("小票在票夹里等着（PENDING）", "the ticket waits on the rack (PENDING)"),
-                req.t("没有人持锁，收银台照常接单", "no one holds a lock; the cashier keeps taking orders")
-            );
-            let _ = write!(
-                s,
-                "<line class=\"msg retry travel\" x1=118 y1=120 x2=200 y2=40 style=\"animation-delay:{:.1}s\"/>",
-                beats::WAIT
-            );
+            s.push(&self.outage(req));
         }
-        let (runner, _) = name("跑堂", "relay", "Runner", "relay");
-        let _ = write!(
+        let (runner, _) = names(req, "跑堂", "relay", "Runner", "relay");
+        html_write!(
             s,
-            "<line class=\"msg publish travel\" x1=118 y1=120 x2=200 y2=40 style=\"animation-delay:{publish_at:.1}s\"/>\
-             <text class=\"phase anim-in\" x=150 y=66 text-anchor=middle style=\"animation-delay:{publish_at:.1}s\">{}</text>\
-             <line class=\"msg deliver travel\" x1=256 y1=54 x2=256 y2=150 style=\"animation-delay:{:.1}s\"/>\
-             <text class=\"outcome anim-in\" x=256 y=212 text-anchor=middle style=\"animation-delay:{effect_at:.1}s\">{}</text>",
-            esc(&runner),
+            "<line class=\"msg publish travel\" x1=118 y1=120 x2=200 y2=40 style=\"animation-delay:{0:.1}s\"/>\
+             <text class=\"phase anim-in\" x=150 y=66 text-anchor=middle style=\"animation-delay:{0:.1}s\">{1}</text>\
+             <line class=\"msg deliver travel\" x1=256 y1=54 x2=256 y2=150 style=\"animation-delay:{2:.1}s\"/>\
+             <text class=\"outcome anim-in\" x=256 y=212 text-anchor=middle style=\"animation-delay:{3:.1}s\">{4}</text>",
+            publish_at,
+            runner,
             publish_at + 0.3,
+            effect_at,
             req.t("✓ 效果落地", "✓ the effect lands")
         );
-        s.push_str("</svg>");
-        s.push_str("<ol class=timeline data-testid=outbox-timeline>");
+        s.push_lit("</svg>");
+        s
+    }
+
+    /// The broker's outage: the MQ struck out until it is back, the ticket waiting on the
+    /// rack, and the relay's retries.
+    fn outage(&self, req: &Request) -> Html {
+        let back = duration(self.outage_ms as f64);
+        let back = if req.zh() { format!("{back} 后恢复") } else { format!("back after {back}") };
+        html!(
+            "<g class=anim-out style=\"animation-delay:{0:.1}s\"><g class=\"crash-mark anim-in\" style=\"animation-delay:{1:.1}s\">\
+             <line x1=204 y1=10 x2=308 y2=52 /><line x1=308 y1=10 x2=204 y2=52 />\
+             <text x=256 y=68 text-anchor=middle>{2}</text></g></g>\
+             <text class=\"recovered anim-in\" x=256 y=68 text-anchor=middle style=\"animation-delay:{0:.1}s\">{3}</text>\
+             <g class=anim-out style=\"animation-delay:{0:.1}s\"><g class=\"waiting pulse\" data-testid=outbox-waiting style=\"animation-delay:{4:.1}s\">\
+             <text x=160 y=232 text-anchor=middle>{5}</text><text x=160 y=248 text-anchor=middle>{6}</text></g></g>\
+             <line class=\"msg retry travel\" x1=118 y1=120 x2=200 y2=40 style=\"animation-delay:{4:.1}s\"/>",
+            beats::BACK,
+            beats::FAIL,
+            req.t("窗口关了：MQ 宕机", "window closed: MQ down"),
+            back,
+            beats::WAIT,
+            req.t("小票在票夹里等着（PENDING）", "the ticket waits on the rack (PENDING)"),
+            req.t("没有人持锁，收银台照常接单", "no one holds a lock; the cashier keeps taking orders")
+        )
+    }
+
+    /// The order's timeline, in the core's simulated time.
+    fn timeline(&self, req: &Request) -> Html {
+        let zh = req.zh();
+        let mut s = Html::lit("<ol class=timeline data-testid=outbox-timeline>");
         if let Some(t) = self.committed_ms {
-            li(
-                &mut s,
-                t,
-                &if req.zh() {
-                    format!(
-                        "订单和消息行在一个本地事务里提交（OrderCommitted），锁只持有 {}，顾客立刻得到答复",
-                        duration(self.lock_held_ms() as f64)
-                    )
-                } else {
-                    format!(
-                        "the order and its message row commit in one local transaction (OrderCommitted); locks held {}, the customer has an answer at once",
-                        duration(self.lock_held_ms() as f64)
-                    )
-                },
-                "ok",
-            );
+            let held = duration(self.lock_held_ms() as f64);
+            let text = if zh {
+                format!("订单和消息行在一个本地事务里提交（OrderCommitted），锁只持有 {held}，顾客立刻得到答复")
+            } else {
+                format!("the order and its message row commit in one local transaction (OrderCommitted); locks held {held}, the customer has an answer at once")
+            };
+            s.push(&li(t, &text, "ok"));
         }
         if let Some(t) = self.broker_down_ms {
-            li(
-                &mut s,
-                t,
-                &if req.zh() {
-                    format!(
-                        "MQ 宕机 {}（BrokerWentDown）：负责送信的一环没了，与协调者宕机一样久",
-                        duration(self.outage_ms as f64)
-                    )
-                } else {
-                    format!(
-                        "the broker goes down for {} (BrokerWentDown): the part that carries the news is gone, as long as the coordinator was",
-                        duration(self.outage_ms as f64)
-                    )
-                },
-                "bad",
-            );
+            let outage = duration(self.outage_ms as f64);
+            let text = if zh {
+                format!("MQ 宕机 {outage}（BrokerWentDown）：负责送信的一环没了，与协调者宕机一样久")
+            } else {
+                format!("the broker goes down for {outage} (BrokerWentDown): the part that carries the news is gone, as long as the coordinator was")
+            };
+            s.push(&li(t, &text, "bad"));
         }
         if let (Some(&first), Some(&last)) = (self.failed_publishes.first(), self.failed_publishes.last()) {
-            let k = self.failed_publishes.len();
-            let text = if req.zh() {
-                format!(
-                    "relay 投递失败 {k} 次（PublishFailed，{} 到 {}），按退避重试；消息行保持 PENDING，没有任何人等待或持锁",
-                    duration(first as f64),
-                    duration(last as f64)
-                )
+            let (k, from, to) = (self.failed_publishes.len(), duration(first as f64), duration(last as f64));
+            let text = if zh {
+                format!("relay 投递失败 {k} 次（PublishFailed，{from} 到 {to}），按退避重试；消息行保持 PENDING，没有任何人等待或持锁")
             } else {
-                format!(
-                    "the relay's publish fails {k} time(s) (PublishFailed, {} to {}) and backs off; the row stays PENDING, no one waits or holds a lock",
-                    duration(first as f64),
-                    duration(last as f64)
-                )
+                format!("the relay's publish fails {k} time(s) (PublishFailed, {from} to {to}) and backs off; the row stays PENDING, no one waits or holds a lock")
             };
-            li(&mut s, first, &text, "");
+            s.push(&li(first, &text, ""));
         }
         if let Some(t) = self.broker_back_ms {
-            li(&mut s, t, req.t("MQ 恢复（BrokerRecovered）", "the broker is back (BrokerRecovered)"), "");
+            s.push(&li(t, req.t("MQ 恢复（BrokerRecovered）", "the broker is back (BrokerRecovered)"), ""));
         }
         if let Some(t) = self.published_ms {
-            li(
-                &mut s,
-                t,
-                if self.failed_publishes.is_empty() {
-                    req.t(
-                        "relay 扫描到这一行并投递（MessagePublished）",
-                        "the relay's scan picks the row up and publishes it (MessagePublished)",
-                    )
-                } else {
-                    req.t(
-                        "relay 的下一次重试投递成功（MessagePublished）",
-                        "the relay's next retry publishes (MessagePublished)",
-                    )
-                },
-                "",
-            );
-        }
-        if let Some(t) = self.effect_ms {
-            li(
-                &mut s,
-                t,
-                req.t("消费者执行效果（EffectApplied）", "the consumer applies the effect (EffectApplied)"),
-                "ok",
-            );
-        }
-        if let Some(t) = self.done_ms {
-            li(&mut s, t, req.t("消息行标记 DONE（MessageDone）", "the row is marked DONE (MessageDone)"), "ok");
-        }
-        if self.dead {
-            li(
-                &mut s,
-                self.done_ms.unwrap_or(0),
+            let text = if self.failed_publishes.is_empty() {
                 req.t(
-                    "重试耗尽，消息进入死信，等对账补发",
-                    "retries exhausted: the message is DEAD until reconciliation",
-                ),
-                "bad",
-            );
-        }
-        s.push_str("</ol>");
-        let _ = write!(
-            s,
-            "<p class=no-block data-testid=outbox-no-block>{}</p>",
-            esc(&if req.zh() {
-                format!(
-                    "阻塞的参与者：0。订单写入等待 {}，relay 锁等待 {} 次。",
-                    duration(self.write_waited_ms as f64),
-                    self.lock_waits
+                    "relay 扫描到这一行并投递（MessagePublished）",
+                    "the relay's scan picks the row up and publishes it (MessagePublished)",
                 )
             } else {
-                format!(
-                    "Blocked participants: 0. The order write waited {}; relay lock waits: {}.",
-                    duration(self.write_waited_ms as f64),
-                    self.lock_waits
+                req.t(
+                    "relay 的下一次重试投递成功（MessagePublished）",
+                    "the relay's next retry publishes (MessagePublished)",
                 )
-            })
-        );
-        s.push_str("</section>");
+            };
+            s.push(&li(t, text, ""));
+        }
+        if let Some(t) = self.effect_ms {
+            let text = req.t("消费者执行效果（EffectApplied）", "the consumer applies the effect (EffectApplied)");
+            s.push(&li(t, text, "ok"));
+        }
+        if let Some(t) = self.done_ms {
+            s.push(&li(t, req.t("消息行标记 DONE（MessageDone）", "the row is marked DONE (MessageDone)"), "ok"));
+        }
+        if self.dead {
+            let text = req
+                .t("重试耗尽，消息进入死信，等对账补发", "retries exhausted: the message is DEAD until reconciliation");
+            s.push(&li(self.done_ms.unwrap_or(0), text, "bad"));
+        }
+        s.push_lit("</ol>");
         s
     }
 }
 
+/// The names of a node in both vocabularies, the lab's first: (shown, beneath).
+fn names(req: &Request, zh_m: &str, zh_t: &str, en_m: &str, en_t: &str) -> (String, String) {
+    let (m, t) = if req.zh() { (zh_m, zh_t) } else { (en_m, en_t) };
+    if req.link.vocab == crate::link::Vocab::Metaphor {
+        (m.to_string(), t.to_string())
+    } else {
+        (t.to_string(), m.to_string())
+    }
+}
+
+/// A node of the outbox's picture at (x, y), `w` wide, named in both vocabularies.
+fn node(x: f64, y: f64, w: f64, class: &str, (a, b): (String, String)) -> Html {
+    html!(
+        "<g class=\"node {}\"><rect x={} y={} width={} height=46 rx=8 />\
+         <text x={:.1} y={:.1} text-anchor=middle>{}</text><text class=sub x={:.1} y={:.1} text-anchor=middle>{}</text></g>",
+        class,
+        x,
+        y,
+        w,
+        x + w / 2.0,
+        y + 20.0,
+        a,
+        x + w / 2.0,
+        y + 36.0,
+        b
+    )
+}
+
 /// The two side by side, in numbers.
-fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound, n: u64) -> String {
+fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound, n: u64) -> Html {
     let ms = |v: Option<u64>| v.map_or("—".to_string(), |t| duration(t as f64));
     // The picture draws at most DRAWN participants; every one of the n prepared participants
     // blocks the same way (each voted yes in the drawn run), so the totals are for all n.
@@ -861,14 +829,14 @@ fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound, n: u64) -> S
         ),
         (req.t("被阻塞的参与者", "participants blocked"), blocked.to_string(), "0".to_string()),
     ];
-    let mut s = format!(
+    let mut s = html!(
         "<table class=compare data-testid=twopc-compare><thead><tr><th></th><th>2PC</th><th>{}</th></tr></thead><tbody>",
         req.t("本地消息表", "outbox")
     );
     for (label, a, b) in rows {
-        let _ = write!(s, "<tr><th>{label}</th><td>{}</td><td>{}</td></tr>", esc(&a), esc(&b));
+        html_write!(s, "<tr><th>{}</th><td>{}</td><td>{}</td></tr>", label, a, b);
     }
-    let _ = write!(
+    html_write!(
         s,
         "</tbody></table><p class=note>{}</p>",
         req.t(
@@ -910,9 +878,10 @@ fn tiny_run(id: &str, config: Config, seed: u64) -> Vec<Event> {
     }
 }
 
-fn li(s: &mut String, at_ms: u64, text: &str, class: &str) {
-    let class = if class.is_empty() { String::new() } else { format!(" class={class}") };
-    let _ = write!(s, "<li{class}><time>{}</time> {}</li>", duration(at_ms as f64), esc(text));
+/// A timeline entry: its time and what happened (text).
+fn li(at_ms: u64, text: &str, class: &str) -> Html {
+    let class = if class.is_empty() { Html::new() } else { html!(" class={}", class) };
+    html!("<li{}><time>{}</time> {}</li>", class, duration(at_ms as f64), text)
 }
 
 /// A share as a percentage with enough decimals to be seen: "9.56%", "39.5%", "0.02%".
@@ -987,7 +956,7 @@ mod tests {
         let mut req = Request::parse(&format!("insight=twopc&{params}\n{link}"));
         let _ = controls(&mut req);
         let b = body(&mut req);
-        (b, req.notices)
+        (b.into_string(), req.notices)
     }
 
     /// How many points the line of `series_class` has.

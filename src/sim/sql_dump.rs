@@ -232,7 +232,8 @@ mod tests {
     fn rows_in(dump: &str, table: &str) -> u64 {
         let mut n = 0;
         for stmt in dump.split(";\n") {
-            let Some(rest) = stmt.trim_start_matches(|c| c != 'I').strip_prefix(&format!("INSERT INTO {table} (")) else {
+            let Some(rest) = stmt.trim_start_matches(|c| c != 'I').strip_prefix(&format!("INSERT INTO {table} ("))
+            else {
                 continue;
             };
             if let Some(at) = rest.find("generate_series(") {

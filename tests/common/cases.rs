@@ -96,10 +96,10 @@ pub fn mismatches() -> Vec<String> {
 /// way, stylesheet aside: the worker in the browser must draw exactly what the native tests
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
-    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x9eb9_810e_f1f1_1c13),
+    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0xc456_ec93_4e54_517e),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x52ca_9a04_3eb6_0d0b),
-    ("insight=lanes\n?seed=1&lang=en", 0x685c_2903_cd5f_b49e),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x73ad_c109_2957_127c),
+    ("insight=lanes\n?seed=1&lang=en", 0x1488_567e_8d4f_f5a2),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x3d53_595b_52f3_9f81),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
         0xc2f1_4d9b_abf9_9fc5,
