@@ -38,6 +38,15 @@ if ! "$OUTBOX_LAB_TOOLS/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep
   npm install --prefix "$OUTBOX_LAB_TOOLS" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
 fi
 
+# PostgreSQL compiled to wasm, for the SQL panel's console (copied into the build by
+# scripts/copy-pglite.sh; the page fetches it only when the console opens).
+PGLITE_VERSION=0.5.17
+if ! grep -qs "\"version\": \"$PGLITE_VERSION\"" "$OUTBOX_LAB_TOOLS/node_modules/@electric-sql/pglite/package.json"; then
+  say "installing @electric-sql/pglite@$PGLITE_VERSION into $OUTBOX_LAB_TOOLS"
+  mkdir -p "$OUTBOX_LAB_TOOLS"
+  npm install --prefix "$OUTBOX_LAB_TOOLS" --no-audit --no-fund --silent "@electric-sql/pglite@$PGLITE_VERSION"
+fi
+
 PLAYWRIGHT_VERSION=1.65.1
 
 if [ "${1:-}" = "--browser" ]; then

@@ -197,6 +197,25 @@ pub fn play(spec: &RunSpec, notices: &mut Vec<String>) -> Option<Simulation> {
     link::play_bounded(spec, notices).map_err(|e| notices.push(e)).ok()
 }
 
+/// `spec` played as the page plays it, up to `cursor` events (interventions injected where
+/// the link put them); a failure becomes a notice.
+pub fn played_to(spec: &RunSpec, cursor: u64, notices: &mut Vec<String>) -> Option<Simulation> {
+    let mut config = spec.config.clone();
+    config.max_events = config.max_events.min(link::MAX_EVENTS_SHOWN);
+    let mut sim = Simulation::new(&spec.scenario, config, spec.seed).map_err(|e| notices.push(e.to_string())).ok()?;
+    let mut before: Vec<&crate::sim::scenario::Intervention> =
+        spec.interventions.iter().filter(|i| i.after_events <= cursor).collect();
+    before.sort_by_key(|i| i.after_events);
+    for i in before {
+        sim.run_until_events(i.after_events);
+        if let Err(e) = sim.inject(i.command.clone()) {
+            notices.push(e.to_string());
+        }
+    }
+    sim.run_until_events(cursor);
+    Some(sim)
+}
+
 /// The views that read the lab's cursor; the others give the same answer at every step.
 pub const CURSOR_VIEWS: [&str; 2] = ["dashboard", "reconcile"];
 
@@ -215,8 +234,12 @@ pub fn cache_key(request: &str) -> String {
 
 /// Answers one request: `key \u{1} controls \u{1} body`. The parts are markup, made as
 /// [`Html`]; they become a string here, to cross to the page (which splits them and makes each
-/// an `Html` again, `Html::from_insight_worker`).
+/// an `Html` again, `Html::from_insight_worker`). A request `tables\n<link>` is not a view:
+/// its answer is the SQL script of the tables at the link's step ([`tables`]).
 pub fn answer(text: &str) -> String {
+    if let Some(link) = text.strip_prefix("tables\n") {
+        return tables(link);
+    }
     let mut req = Request::parse(text);
     let (controls, body) = match req.view {
         "twopc" => (twopc::controls(&mut req), twopc::body(&mut req)),
@@ -256,6 +279,20 @@ fn notices(req: &Request) -> Html {
     let items: Html =
         req.notices.iter().take(10).map(|n| html!("<li>{}</li>", link::in_language(n, req.zh()))).collect();
     html!("<ul class=insight-notices role=alert data-testid=insight-notices>{}</ul>", items)
+}
+
+/// The lab's tables at the link's step (its end if it has none) as SQL: the schema and the
+/// rows (`sim::sql_dump::script`), for the page's Postgres console. What could not be used
+/// comes first, as comments.
+pub fn tables(link_query: &str) -> String {
+    let (link, mut notices) = link::parse(link_query.trim());
+    let script = link.spec(&mut notices).and_then(|spec| {
+        let cursor = link.step.unwrap_or(link::MAX_EVENTS_SHOWN);
+        played_to(&spec, cursor, &mut notices).map(|sim| crate::sim::sql_dump::script(sim.world()))
+    });
+    let mut out: String = notices.iter().take(10).map(|n| format!("-- {}\n", n.replace(['\n', '\r'], " "))).collect();
+    out.push_str(script.as_deref().unwrap_or("-- no run to show"));
+    out
 }
 
 /// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".
@@ -473,6 +510,27 @@ mod tests {
         }
         let a = answer(&format!("insight={hostile}\n?lang=en"));
         assert!(!a.contains("<img") && a.contains(&format!("insight=&quot;{}&quot;", escaped.as_str())), "{a}");
+    }
+
+    #[test]
+    fn the_tables_request_answers_the_sql_of_the_tables_at_the_step() {
+        let at = |step: u64| tables(&format!("?scenario=seed-demo&seed=1&step={step}"));
+        let start = at(0);
+        assert!(start.starts_with("-- order service database") && !start.contains("INSERT INTO"), "{start}");
+        // seed-demo's first transaction commits at event 4: one order and its message row.
+        let first = at(4);
+        assert!(first.contains("INSERT INTO orders") && first.contains("'A001'"), "{first}");
+        assert!(!first.contains("INSERT INTO charges"), "{first}");
+        let end = tables("?scenario=seed-demo&seed=1");
+        assert!(end.contains("INSERT INTO charges") && end.contains("'DONE'"), "{end}");
+        assert_eq!(answer("tables\n?scenario=seed-demo&seed=1&step=4"), first);
+        // What the link got wrong comes first, as one-line comments that cannot start a statement.
+        let bad = tables("?scenario=seed-demo&seed=1&step=4&cfg=batch_size:zzz%0ADROP%20TABLE%20orders");
+        let comments: Vec<&str> = bad.lines().take_while(|l| !l.starts_with("-- order service")).collect();
+        assert!(!comments.is_empty() && comments.iter().all(|l| l.starts_with("-- ")), "{comments:?}");
+        assert!(!bad.contains("\nDROP"), "{bad}");
+        let none = tables("?scenario=nope");
+        assert!(none.lines().all(|l| l.starts_with("-- ")) || none.contains("CREATE TABLE"), "{none}");
     }
 
     #[test]

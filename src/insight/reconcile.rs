@@ -5,12 +5,12 @@
 //! would still be there at the end of the run (with it, and without it).
 
 use super::{duration, play, Request};
-use crate::link;
+
 use crate::markup::Html;
 use crate::sim::config::Config;
 use crate::sim::event::{EventKind, GapKind};
 use crate::sim::reconciler;
-use crate::sim::scenario::{Command, Intervention, RunSpec};
+use crate::sim::scenario::{Command, RunSpec};
 use crate::sim::{Simulation, World};
 use crate::{html, html_write};
 use std::collections::BTreeMap;
@@ -42,18 +42,7 @@ struct Probe {
 /// Replays `spec` as the page does, with a reconciliation injected after `cursor` events (the
 /// interventions up to the cursor apply first; later ones belong to the future it replaces).
 fn probe(spec: &RunSpec, cursor: u64, notices: &mut Vec<String>) -> Option<Probe> {
-    let mut config = spec.config.clone();
-    config.max_events = config.max_events.min(link::MAX_EVENTS_SHOWN);
-    let mut sim = Simulation::new(&spec.scenario, config, spec.seed).map_err(|e| notices.push(e.to_string())).ok()?;
-    let mut before: Vec<&Intervention> = spec.interventions.iter().filter(|i| i.after_events <= cursor).collect();
-    before.sort_by_key(|i| i.after_events);
-    for i in before {
-        sim.run_until_events(i.after_events);
-        if let Err(e) = sim.inject(i.command.clone()) {
-            notices.push(e.to_string());
-        }
-    }
-    sim.run_until_events(cursor);
+    let mut sim = super::played_to(spec, cursor, notices)?;
     let at = sim.events_emitted();
     let (now_ms, world, config) = (sim.now_ms(), sim.world().clone(), sim.config().clone());
     let gaps = reconciler::gaps(&world, &config, now_ms);
@@ -475,6 +464,7 @@ fn result(req: &Request, p: &Probe, lab: &Simulation) -> Html {
 mod tests {
     use super::super::answer;
     use super::*;
+    use crate::sim::scenario::Intervention;
 
     fn body(text: &str) -> String {
         answer(text).split('\u{1}').nth(2).unwrap_or_default().to_string()

@@ -13,6 +13,43 @@ use super::outbox_table::OutboxRow;
 use super::world::World;
 use std::fmt::Write;
 
+/// The schema: the order service's database and the consumer's (one database here; two in a
+/// real system).
+pub const DDL: &str = "-- order service database
+CREATE TABLE orders (
+  id            BIGINT       PRIMARY KEY,
+  biz_key       VARCHAR(64)  NOT NULL UNIQUE,      -- order number
+  amount_cents  BIGINT       NOT NULL,
+  created_at    TIMESTAMPTZ  NOT NULL
+);
+
+CREATE TABLE outbox (                             -- the local message table
+  id             BIGINT       PRIMARY KEY,
+  biz_key        VARCHAR(64)  NOT NULL,            -- dedup anchor
+  payload        JSONB        NOT NULL,
+  status         VARCHAR(8)   NOT NULL DEFAULT 'PENDING'
+                 CHECK (status IN ('PENDING','SENT','DONE','DEAD')),
+  retry_count    INT          NOT NULL DEFAULT 0,
+  next_retry_at  TIMESTAMPTZ  NOT NULL,
+  created_at     TIMESTAMPTZ  NOT NULL,
+  updated_at     TIMESTAMPTZ  NOT NULL
+);
+CREATE UNIQUE INDEX ux_outbox_biz_key     ON outbox (biz_key);
+CREATE INDEX        ix_outbox_status_next ON outbox (status, next_retry_at);
+-- archived DONE rows (the archive job moves them here)
+CREATE TABLE outbox_history (LIKE outbox INCLUDING ALL);
+
+-- consumer database
+CREATE TABLE dedup (
+  biz_key       VARCHAR(64)  PRIMARY KEY,           -- unique: a second insert conflicts
+  processed_at  TIMESTAMPTZ  NOT NULL
+);
+CREATE TABLE charges (
+  biz_key       VARCHAR(64)  NOT NULL,
+  amount_cents  BIGINT       NOT NULL,
+  charged_at    TIMESTAMPTZ  NOT NULL
+);";
+
 /// Rows per INSERT statement.
 const ROWS_PER_INSERT: usize = 500;
 
@@ -61,7 +98,8 @@ fn is_preloaded_order(o: &OrderRow) -> bool {
     o.biz_key == preload_key(o.id) && o.amount_cents == 1_000 && o.created_at_ms == 0
 }
 
-/// Consecutive ids as inclusive ranges (the ids come in ascending order).
+/// Consecutive ids as inclusive ranges. The tables iterate in id or key order, and a preload
+/// key's digits sort as its id does, so ids come ascending (if not, a range is only shorter).
 fn ranges(ids: impl Iterator<Item = u64>) -> Vec<(u64, u64)> {
     let mut out: Vec<(u64, u64)> = Vec::new();
     for id in ids {
@@ -125,8 +163,13 @@ fn outbox_table(out: &mut String, table: &str, rows: &mut dyn Iterator<Item = &O
     inserts(out, table, OUTBOX_COLUMNS, written.into_iter().map(outbox_values));
 }
 
-/// The data of every table at this moment, as SQL (the schema comes first, from the SQL
-/// panel's DDL).
+/// The schema and the data of every table at this moment: a script that builds the tables as
+/// they are.
+pub fn script(world: &World) -> String {
+    format!("{DDL}\n\n{}", dump(world))
+}
+
+/// The data of every table at this moment, as SQL (for the schema of [`DDL`]).
 pub fn dump(world: &World) -> String {
     let db = &world.order_db;
     let mut out = String::from("-- the tables as they are at this moment of the run\n");
@@ -142,9 +185,7 @@ pub fn dump(world: &World) -> String {
         .iter()
         .map(|o| format!("({}, {}, {}, {})", o.id, quoted(&o.biz_key), o.amount_cents, timestamp(o.created_at_ms)));
     inserts(&mut out, "orders", "id, biz_key, amount_cents, created_at", orders);
-    let mut outbox: Vec<&OutboxRow> = db.outbox.rows().collect();
-    outbox.sort_by_key(|r| r.id);
-    outbox_table(&mut out, "outbox", &mut outbox.into_iter());
+    outbox_table(&mut out, "outbox", &mut db.outbox.rows());
     outbox_table(&mut out, "outbox_history", &mut db.history.values());
     consumer_tables(&mut out, world);
     out
@@ -165,7 +206,6 @@ fn consumer_tables(out: &mut String, world: &World) {
             None => new.push(format!("({}, {})", quoted(key), timestamp(*at_ms))),
         }
     }
-    old.sort_unstable();
     for (a, b) in ranges(old.into_iter()) {
         let _ = writeln!(
             out,
@@ -187,7 +227,6 @@ fn consumer_tables(out: &mut String, world: &World) {
             }
         }
     }
-    old.sort_unstable();
     for (a, b) in ranges(old.into_iter()) {
         let _ = writeln!(
             out,

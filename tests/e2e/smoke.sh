@@ -4,7 +4,7 @@
 # and checks the page against the native core's summary, walks every scenario, reads the
 # console for errors, opens the lessons, and embeds the lab in a course page
 # (lesson-7/embed-test.html with the lab at lesson-7/lab/); then the insight panel's views
-# (tests/e2e/insight.mjs); then the performance benchmark (tests/e2e/perf.mjs, prints a
+# (tests/e2e/insight.mjs); the Postgres console (tests/e2e/pg-console.mjs); then the performance benchmark (tests/e2e/perf.mjs, prints a
 # table, fails only on a broken page). Screenshots and perf.txt go to tests/e2e/out/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,5 +46,7 @@ for _ in $(seq 1 50); do curl -fsS "$url" >/dev/null 2>&1 && break; sleep 0.1; d
 
 timeout 600 node tests/e2e/walk.mjs "$url" "$out/expected.json" "$out"
 timeout 600 node tests/e2e/insight.mjs "$url" "$out"
+cargo run --quiet --bin outbox-sim -- run seed-demo --trace >"$out/trace-seed-demo.jsonl"
+timeout 600 node tests/e2e/pg-console.mjs "$url" "$out" "$out/trace-seed-demo.jsonl"
 # Numbers, not verdicts: load, step, jump and autoplay timings per scenario (see the README).
 timeout 900 node tests/e2e/perf.mjs "$url" | tee "$out/perf.txt"

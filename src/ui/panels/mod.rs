@@ -3,5 +3,6 @@
 
 pub mod checks;
 pub mod log;
+pub mod pg_console;
 pub mod sql;
 pub mod table;

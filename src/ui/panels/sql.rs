@@ -11,40 +11,7 @@ use crate::ui::timeline::{clock, Run};
 use crate::{html, html_write};
 use leptos::prelude::*;
 
-pub const DDL: &str = "-- order service database
-CREATE TABLE orders (
-  id            BIGINT       PRIMARY KEY,
-  biz_key       VARCHAR(64)  NOT NULL UNIQUE,      -- order number
-  amount_cents  BIGINT       NOT NULL,
-  created_at    TIMESTAMPTZ  NOT NULL
-);
-
-CREATE TABLE outbox (                             -- the local message table
-  id             BIGINT       PRIMARY KEY,
-  biz_key        VARCHAR(64)  NOT NULL,            -- dedup anchor
-  payload        JSONB        NOT NULL,
-  status         VARCHAR(8)   NOT NULL DEFAULT 'PENDING'
-                 CHECK (status IN ('PENDING','SENT','DONE','DEAD')),
-  retry_count    INT          NOT NULL DEFAULT 0,
-  next_retry_at  TIMESTAMPTZ  NOT NULL,
-  created_at     TIMESTAMPTZ  NOT NULL,
-  updated_at     TIMESTAMPTZ  NOT NULL
-);
-CREATE UNIQUE INDEX ux_outbox_biz_key     ON outbox (biz_key);
-CREATE INDEX        ix_outbox_status_next ON outbox (status, next_retry_at);
--- archived DONE rows (the archive job moves them here)
-CREATE TABLE outbox_history (LIKE outbox INCLUDING ALL);
-
--- consumer database
-CREATE TABLE dedup (
-  biz_key       VARCHAR(64)  PRIMARY KEY,           -- unique: a second insert conflicts
-  processed_at  TIMESTAMPTZ  NOT NULL
-);
-CREATE TABLE charges (
-  biz_key       VARCHAR(64)  NOT NULL,
-  amount_cents  BIGINT       NOT NULL,
-  charged_at    TIMESTAMPTZ  NOT NULL
-);";
+pub use crate::sim::sql_dump::DDL;
 
 /// A timestamp literal for simulated time (the run starts at 2026-01-01 00:00 UTC).
 pub fn ts(ms: u64) -> String {
@@ -372,6 +339,7 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
                 <summary>{tr(lab, "ddl")}</summary>
                 <pre class="code" data-testid="ddl">{DDL}</pre>
             </details>
+            <super::pg_console::PgConsole lab=lab/>
         </section>
     }
 }

@@ -1,0 +1,74 @@
+//! "Try it on PostgreSQL": a console under the SQL panel backed by PostgreSQL compiled to
+//! WebAssembly (PGlite). Its code and PostgreSQL itself (`pg-console.js`, `pglite/`) are
+//! fetched the first time it opens, never on the first load. The page hands it the share link
+//! at the cursor (the console asks the insight worker for the tables there as SQL:
+//! `insight::tables`, so that code is not in the first load either), the statement the panel
+//! shows, and the next scan's query; the console runs them, or whatever the learner writes.
+
+use super::sql::statements;
+use crate::sim::sql_dump;
+use crate::ui::app::{tr, Lab};
+use crate::ui::timeline::Frame;
+use crate::ui::url_state;
+use leptos::prelude::*;
+use leptos::wasm_bindgen::{JsCast, JsValue};
+
+/// The relay's next scan, as the query it runs (one outbox table: with shards, each shard's
+/// table runs it alike).
+fn next_scan_query(f: &Frame) -> String {
+    let Some(scan) = &f.next_scan else {
+        return "-- no scan comes later in this run".to_string();
+    };
+    format!(
+        "-- the relay's next scan (event #{}), as it runs at {}\nSELECT id, biz_key, retry_count, next_retry_at\n  FROM outbox\n WHERE status = 'PENDING' AND next_retry_at <= {}\n ORDER BY next_retry_at, id\n LIMIT {};",
+        scan.seq,
+        crate::ui::timeline::clock(scan.at_ms),
+        sql_dump::timestamp(scan.at_ms),
+        f.config.batch_size
+    )
+}
+
+/// Calls `window.outboxLabConsole(container, options)` (index.html: it imports pg-console.js).
+fn open_console(el: &web_sys::Element, options: &[(&str, JsValue)]) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let open = js_sys::Reflect::get(&window, &"outboxLabConsole".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or("index.html has no outboxLabConsole")?;
+    let o = js_sys::Object::new();
+    for (k, v) in options {
+        let _ = js_sys::Reflect::set(&o, &(*k).into(), v);
+    }
+    open.call2(&JsValue::NULL, el, &o).map(|_| ()).map_err(|e| e.as_string().unwrap_or_default())
+}
+
+#[component]
+pub fn PgConsole(lab: Lab) -> impl IntoView {
+    let host = NodeRef::<leptos::html::Div>::new();
+    let open = move |_| {
+        let Some(el) = host.get_untracked() else { return };
+        let cursor = lab.cursor.get_untracked();
+        let (scan, config) = lab.frame.with_untracked(|f| (next_scan_query(f), f.config.clone()));
+        let link = url_state::to_query(&lab.url_state());
+        let shown = lab.run.with_untracked(|r| match cursor.checked_sub(1) {
+            Some(i) => statements(r, i, &config).into_iter().map(|(s, _)| s).collect::<Vec<_>>().join("\n"),
+            None => String::new(),
+        });
+        let lang = lab.lang.get_untracked().code();
+        let options = [
+            ("link", link.into()),
+            ("worker", crate::ui::insight::WORKER.into()),
+            ("statement", shown.into()),
+            ("scan", scan.into()),
+            ("lang", lang.into()),
+            ("step", JsValue::from(cursor as u32)),
+        ];
+        if let Err(why) = open_console(&el, &options) {
+            lab.notices.update(|n| n.push(format!("PostgreSQL console: {why} / PostgreSQL 控制台：{why}")));
+        }
+    };
+    view! {
+        <button class="pg-open" data-testid="pg-open" on:click=open>{tr(lab, "pg_open")}</button>
+        <div data-testid="pg-console" node_ref=host></div>
+    }
+}
