@@ -48,6 +48,19 @@ ok(pgIds.length > 0 && pgIds.join() === marked.join() && marked.join() === picke
   `PostgreSQL's scan returns the rows the table marks for the next scan: ${pgIds.join(',')} (marked ${marked.join(',')}, the core picked ${picked.join(',')})`);
 await el('pg-box').screenshot({ path: path.join(out, 'pg-scan.png') });
 
+// Keys typed into the console are SQL, not the lab's shortcuts; Tab reaches its buttons.
+const cursorBefore = await text('cursor');
+await el('pg-sql').fill('');
+await el('pg-sql').focus();
+await page.keyboard.type('SELECT 1 AS one');
+await page.keyboard.press('ArrowRight');
+ok((await el('pg-sql').inputValue()) === 'SELECT 1 AS one' && (await text('cursor')) === cursorBefore, 'space and arrows in the console type SQL; the cursor stays');
+await page.keyboard.press('Control+Enter');
+await page.waitForSelector('[data-testid=pg-rows]');
+ok((await page.$eval('[data-testid=pg-rows] td', (td) => td.textContent)) === '1', 'Ctrl+Enter runs it');
+await page.keyboard.press('Tab');
+ok(await page.evaluate(() => document.activeElement?.dataset.testid === 'pg-run'), 'Tab goes on to the Run button');
+
 // The learner's own SQL: rows, a change, an error.
 const runSql = async (sql) => {
   await el('pg-sql').fill(sql);
