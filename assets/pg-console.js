@@ -118,7 +118,8 @@ function build(container, words) {
   parts.shown.addEventListener('click', () => { input.value = parts.options.statement || ''; input.focus(); });
   parts.scan.addEventListener('click', () => { input.value = parts.options.scan || ''; run(parts); });
   parts.explain.addEventListener('click', () => {
-    const sql = input.value.trim().replace(/^explain\s+/i, '');
+    // Comment lines first would leave EXPLAIN alone on a commented line: drop them.
+    const sql = input.value.split('\n').filter((l) => !/^\s*--/.test(l)).join('\n').trim().replace(/^explain\s+/i, '');
     input.value = `EXPLAIN ${sql}`;
     run(parts);
   });

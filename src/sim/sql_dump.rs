@@ -165,9 +165,14 @@ fn outbox_table(out: &mut String, table: &str, rows: &mut dyn Iterator<Item = &O
 
 /// The schema and the data of every table at this moment: a script that builds the tables as
 /// they are.
-pub fn script(world: &World) -> String {
-    format!("{DDL}\n\n{}", dump(world))
+pub fn script(world: &World, index: bool) -> String {
+    let ddl =
+        if index { DDL.to_string() } else { DDL.replace(INDEX, "-- index=false: no index on (status, next_retry_at)") };
+    format!("{ddl}\n\n{}", dump(world))
 }
+
+/// The scan's index, as the DDL creates it (left out when the run has `index=false`).
+const INDEX: &str = "CREATE INDEX        ix_outbox_status_next ON outbox (status, next_retry_at);";
 
 /// The data of every table at this moment, as SQL (for the schema of [`DDL`]).
 pub fn dump(world: &World) -> String {
