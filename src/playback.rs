@@ -335,8 +335,8 @@ impl Run {
         let event = cursor.checked_sub(1).and_then(|i| self.events.get(i)).cloned();
         let next_scan =
             self.timeline.next_scan(cursor).and_then(|at| self.events.get(at)).and_then(|e| match &e.kind {
-                EventKind::RelayScanned { picked, .. } => {
-                    Some(NextScan { seq: e.seq, at_ms: e.at_ms, picked: picked.clone() })
+                EventKind::RelayScanned { picked, shard, .. } => {
+                    Some(NextScan { seq: e.seq, at_ms: e.at_ms, shard: *shard, picked: picked.clone() })
                 }
                 _ => None,
             });
@@ -389,6 +389,7 @@ impl Playhead {
 pub struct NextScan {
     pub seq: u64,
     pub at_ms: u64,
+    pub shard: u32,
     pub picked: Vec<u64>,
 }
 

@@ -177,3 +177,19 @@ fn a_cut_off_run_reports_unfinished_orders_and_why() {
     let why = v["not_settled_because"].as_array().unwrap();
     assert!(why[0].as_str().unwrap().contains("max_events=1000"), "{why:?}");
 }
+
+#[test]
+fn run_sql_prints_the_schema_then_every_statement_with_its_session() {
+    let (code, out, err) = outbox_sim(&["run", "seed-demo", "--sql"]);
+    assert_eq!(code, 0, "{err}");
+    let ddl = out.find("CREATE TABLE orders").expect("the schema");
+    let first = out.find("-- @session order-service (orders) #1 TransactionBegan").expect("a session marker");
+    assert!(ddl < first && out.contains("CREATE TABLE charges"), "schema first");
+    assert!(out.contains("-- @session relay-0 (orders)") && out.contains("-- @session consumer (consumer)"));
+    assert!(out.contains("FOR UPDATE;") && out.contains("ON CONFLICT (biz_key) DO NOTHING"));
+    // Executable: no ellipsis or placeholder outside comments.
+    for line in out.lines() {
+        let code = line.split("--").next().unwrap_or("");
+        assert!(!code.contains('…') && !code.contains(":my_"), "{line}");
+    }
+}

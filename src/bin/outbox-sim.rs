@@ -16,7 +16,9 @@ const USAGE: &str = "\
 usage:
   outbox-sim scenarios                     list scenario ids and titles
   outbox-sim keys                          list config keys, defaults and ranges
-  outbox-sim run <scenario> [--seed N] [--set key=value]... [--json] [--trace]
+  outbox-sim run <scenario> [--seed N] [--set key=value]... [--json] [--trace] [--sql]
+                                           --sql: the run as a PostgreSQL script (DDL first,
+                                           then every statement with its session)
   outbox-sim bench --orders N [--seed N] [--set key=value]...
   outbox-sim frames <scenario> [--seed N] [--set key=value]...
                                            the page's frame model, timed natively: play,
@@ -84,6 +86,7 @@ struct Options {
     trace: bool,
     series: bool,
     fingerprint: bool,
+    sql: bool,
     orders: Option<String>,
 }
 
@@ -96,6 +99,7 @@ fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
         trace: false,
         series: false,
         fingerprint: false,
+        sql: false,
         orders: None,
     };
     let mut i = 0;
@@ -129,6 +133,7 @@ fn parse_options(args: &[String], allow: &[&str]) -> Result<Options, String> {
             ("--trace", _) => o.trace = true,
             ("--series", _) => o.series = true,
             ("--fingerprint", _) => o.fingerprint = true,
+            ("--sql", _) => o.sql = true,
             _ => o.positional.push(arg.to_string()),
         }
         i += 1;
@@ -145,7 +150,7 @@ fn configure(base: &Config, sets: &[String]) -> Result<Config, String> {
 }
 
 fn run(args: &[String]) -> Result<(), String> {
-    let o = parse_options(args, &["--seed", "--set", "--json", "--trace", "--series", "--fingerprint"])?;
+    let o = parse_options(args, &["--seed", "--set", "--json", "--trace", "--series", "--fingerprint", "--sql"])?;
     let id = match o.positional.as_slice() {
         [id] => id,
         [] => return Err(format!("run needs a scenario id; allowed: {}", scenario::IDS.join(", "))),
@@ -153,7 +158,7 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let scenario = scenario::find(id)?;
     let config = configure(&scenario.config, &o.sets)?;
-    let mut sim = Simulation::new(&scenario, config, o.seed).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(&scenario, config.clone(), o.seed).map_err(|e| e.to_string())?;
     sim.run_to_end();
 
     let stdout = std::io::stdout();
@@ -173,7 +178,10 @@ fn run(args: &[String]) -> Result<(), String> {
         if o.fingerprint {
             writeln!(out, "fingerprint {:#018x}", fingerprint(&sim.trace_jsonl()))?;
         }
-        if !o.trace && !o.json && !o.series && !o.fingerprint {
+        if o.sql {
+            out.write_all(outbox_lab::sim::sql::script(sim.events(), &config, 1).as_bytes())?;
+        }
+        if !o.trace && !o.json && !o.series && !o.fingerprint && !o.sql {
             write_human(&mut out, &scenario, &sim)?;
         }
         out.flush()

@@ -288,7 +288,7 @@ pub fn tables(link_query: &str) -> String {
     let (link, mut notices) = link::parse(link_query.trim());
     let script = link.spec(&mut notices).and_then(|spec| {
         let cursor = link.step.unwrap_or(link::MAX_EVENTS_SHOWN);
-        played_to(&spec, cursor, &mut notices).map(|sim| crate::sim::sql_dump::script(sim.world(), sim.config().index))
+        played_to(&spec, cursor, &mut notices).map(|sim| crate::sim::sql_dump::script(sim.world(), sim.config()))
     });
     let mut out: String = notices.iter().take(10).map(|n| format!("-- {}\n", n.replace(['\n', '\r'], " "))).collect();
     out.push_str(script.as_deref().unwrap_or("-- no run to show"));
@@ -523,9 +523,11 @@ mod tests {
         assert!(!first.contains("INSERT INTO charges"), "{first}");
         let end = tables("?scenario=seed-demo&seed=1");
         assert!(end.contains("INSERT INTO charges") && end.contains("'DONE'"), "{end}");
-        assert!(end.contains("CREATE INDEX        ix_outbox_status_next"), "{end}");
+        assert!(end.contains("CREATE INDEX IF NOT EXISTS ix_outbox_status_next"), "{end}");
         let no_index = tables("?scenario=full-scan-incident&seed=1&step=2");
-        assert!(no_index.contains("index=false") && !no_index.contains("CREATE INDEX        ix_outbox_status_next"));
+        assert!(
+            no_index.contains("index=false") && !no_index.contains("CREATE INDEX IF NOT EXISTS ix_outbox_status_next")
+        );
         assert_eq!(answer("tables\n?scenario=seed-demo&seed=1&step=4"), first);
         // What the link got wrong comes first, as one-line comments that cannot start a statement.
         let bad = tables("?scenario=seed-demo&seed=1&step=4&cfg=batch_size:zzz%0ADROP%20TABLE%20orders");

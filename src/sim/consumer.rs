@@ -114,9 +114,10 @@ impl ConsumerState {
                     }
                 }
             }
-            TwoPcCommitted { biz_key, amount_cents, .. } => {
-                // Committed in the same round as the order: the payment side of the 2PC.
-                self.effects.record(biz_key, *amount_cents, at_ms);
+            TwoPcCommitted { biz_key, amount_cents, prepared_at_ms, .. } => {
+                // Committed in the same round as the order: the payment side of the 2PC,
+                // written when its participant prepared.
+                self.effects.record(biz_key, *amount_cents, *prepared_at_ms);
             }
             ConsumerCrashed { restart_at_ms, .. } => {
                 self.down_until_ms = Some(*restart_at_ms);

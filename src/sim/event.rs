@@ -398,6 +398,10 @@ pub enum EventKind {
         biz_key: String,
         amount_cents: u64,
         participants: u64,
+        /// The order's id, taken from the orders sequence now (an aborted round uses one up,
+        /// as a rolled-back INSERT does): the order participant writes it when it prepares.
+        #[serde(default)]
+        order_id: u64,
     },
     TwoPcVoted {
         round: u64,
@@ -417,6 +421,10 @@ pub enum EventKind {
         order_id: u64,
         biz_key: String,
         amount_cents: u64,
+        /// When the participants wrote their rows and prepared (the votes): the rows'
+        /// created_at / charged_at. COMMIT PREPARED makes them visible now, as written then.
+        #[serde(default)]
+        prepared_at_ms: u64,
     },
     TwoPcAborted {
         round: u64,

@@ -18,6 +18,7 @@ pub mod checker;
 pub mod metrics;
 pub mod scenario;
 pub mod simulation;
+pub mod sql;
 pub mod sql_dump;
 pub mod world;
 

@@ -254,12 +254,15 @@ impl OrderDb {
             MessageDone { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Done, at_ms);
             }
-            TwoPcCommitted { order_id, biz_key, amount_cents, .. } => {
+            TwoPcRoundStarted { order_id, .. } => {
+                self.next_order_id = self.next_order_id.max(order_id + 1);
+            }
+            TwoPcCommitted { order_id, biz_key, amount_cents, prepared_at_ms, .. } => {
                 self.insert_order(OrderRow {
                     id: *order_id,
                     biz_key: biz_key.clone(),
                     amount_cents: *amount_cents,
-                    created_at_ms: at_ms,
+                    created_at_ms: *prepared_at_ms,
                 });
             }
             _ => {}

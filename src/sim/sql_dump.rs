@@ -8,79 +8,15 @@
 //! instead, so the dump stays small whatever the table's size (its length is bounded by the
 //! rows the run itself wrote plus a few lines per range).
 
+use super::config::Config;
 use super::order_service::{payload_json, OrderRow};
 use super::outbox_table::OutboxRow;
+use super::sql::{ddl, q as quoted, ts as timestamp};
 use super::world::World;
 use std::fmt::Write;
 
-/// The schema: the order service's database and the consumer's (one database here; two in a
-/// real system).
-pub const DDL: &str = "-- order service database
-CREATE TABLE orders (
-  id            BIGINT       PRIMARY KEY,
-  biz_key       VARCHAR(64)  NOT NULL UNIQUE,      -- order number
-  amount_cents  BIGINT       NOT NULL,
-  created_at    TIMESTAMPTZ  NOT NULL
-);
-
-CREATE TABLE outbox (                             -- the local message table
-  id             BIGINT       PRIMARY KEY,
-  biz_key        VARCHAR(64)  NOT NULL,            -- dedup anchor
-  payload        JSONB        NOT NULL,
-  status         VARCHAR(8)   NOT NULL DEFAULT 'PENDING'
-                 CHECK (status IN ('PENDING','SENT','DONE','DEAD')),
-  retry_count    INT          NOT NULL DEFAULT 0,
-  next_retry_at  TIMESTAMPTZ  NOT NULL,
-  created_at     TIMESTAMPTZ  NOT NULL,
-  updated_at     TIMESTAMPTZ  NOT NULL
-);
-CREATE UNIQUE INDEX ux_outbox_biz_key     ON outbox (biz_key);
-CREATE INDEX        ix_outbox_status_next ON outbox (status, next_retry_at);
--- archived DONE rows (the archive job moves them here)
-CREATE TABLE outbox_history (LIKE outbox INCLUDING ALL);
-
--- consumer database
-CREATE TABLE dedup (
-  biz_key       VARCHAR(64)  PRIMARY KEY,           -- unique: a second insert conflicts
-  processed_at  TIMESTAMPTZ  NOT NULL
-);
-CREATE TABLE charges (
-  biz_key       VARCHAR(64)  NOT NULL,
-  amount_cents  BIGINT       NOT NULL,
-  charged_at    TIMESTAMPTZ  NOT NULL
-);";
-
 /// Rows per INSERT statement.
 const ROWS_PER_INSERT: usize = 500;
-
-/// A timestamp literal for simulated time: the run starts at 2026-01-01 00:00:00 UTC.
-pub fn timestamp(ms: u64) -> String {
-    let days = ms / 86_400_000;
-    let (year, month, day) = civil_from_days(days as i64 + DAYS_TO_2026);
-    let s = ms % 86_400_000 / 1000;
-    format!("'{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03}+00'", s / 3600, s / 60 % 60, s % 60, ms % 1000)
-}
-
-/// Days from 1970-01-01 to 2026-01-01.
-const DAYS_TO_2026: i64 = 20_454;
-
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// A string literal.
-pub fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
-}
 
 /// The key the preload gives row `id`.
 fn preload_key(id: u64) -> String {
@@ -89,6 +25,7 @@ fn preload_key(id: u64) -> String {
 
 fn is_preloaded_row(r: &OutboxRow) -> bool {
     r.biz_key == preload_key(r.id)
+        && r.shard == 0
         && r.status == super::outbox_table::Status::Done
         && (r.retry_count, r.next_retry_at_ms, r.created_at_ms, r.updated_at_ms) == (0, 0, 0, 0)
         && r.payload == payload_json(&r.biz_key, 1_000)
@@ -130,12 +67,13 @@ fn inserts(out: &mut String, table: &str, columns: &str, rows: impl Iterator<Ite
     }
 }
 
-const OUTBOX_COLUMNS: &str = "id, biz_key, payload, status, retry_count, next_retry_at, created_at, updated_at";
+const OUTBOX_COLUMNS: &str = "id, shard, biz_key, payload, status, retry_count, next_retry_at, created_at, updated_at";
 
 fn outbox_values(r: &OutboxRow) -> String {
     format!(
-        "({}, {}, {}, '{}', {}, {}, {}, {})",
+        "({}, {}, {}, {}, '{}', {}, {}, {}, {})",
         r.id,
+        r.shard,
         quoted(&r.biz_key),
         quoted(&r.payload),
         r.status.as_str(),
@@ -151,7 +89,7 @@ fn preloaded_outbox(out: &mut String, table: &str, (a, b): (u64, u64)) {
     let zero = timestamp(0);
     let _ = writeln!(
         out,
-        "INSERT INTO {table} ({OUTBOX_COLUMNS})\n  SELECT g, 'OLD-' || lpad(g::text, 7, '0'),\n         ('{{\"amount_cents\":1000,\"biz_key\":\"OLD-' || lpad(g::text, 7, '0') || '\",\"event\":\"order_created\"}}')::jsonb,\n         'DONE', 0, {zero}, {zero}, {zero}\n    FROM generate_series({a}, {b}) AS g;"
+        "INSERT INTO {table} ({OUTBOX_COLUMNS})\n  SELECT g, 0, 'OLD-' || lpad(g::text, 7, '0'),\n         ('{{\"amount_cents\":1000,\"biz_key\":\"OLD-' || lpad(g::text, 7, '0') || '\",\"event\":\"order_created\"}}')::jsonb,\n         'DONE', 0, {zero}, {zero}, {zero}\n    FROM generate_series({a}, {b}) AS g;"
     );
 }
 
@@ -163,18 +101,13 @@ fn outbox_table(out: &mut String, table: &str, rows: &mut dyn Iterator<Item = &O
     inserts(out, table, OUTBOX_COLUMNS, written.into_iter().map(outbox_values));
 }
 
-/// The schema and the data of every table at this moment: a script that builds the tables as
-/// they are.
-pub fn script(world: &World, index: bool) -> String {
-    let ddl =
-        if index { DDL.to_string() } else { DDL.replace(INDEX, "-- index=false: no index on (status, next_retry_at)") };
-    format!("{ddl}\n\n{}", dump(world))
+/// The schema (as `config` makes it: `index=false` has no scan index) and the data of every
+/// table at this moment: a script that builds the tables as they are, in one database.
+pub fn script(world: &World, config: &Config) -> String {
+    format!("{}\n\n{}", ddl(config), dump(world))
 }
 
-/// The scan's index, as the DDL creates it (left out when the run has `index=false`).
-const INDEX: &str = "CREATE INDEX        ix_outbox_status_next ON outbox (status, next_retry_at);";
-
-/// The data of every table at this moment, as SQL (for the schema of [`DDL`]).
+/// The data of every table at this moment, as SQL (for the schema of `sql::ddl`).
 pub fn dump(world: &World) -> String {
     let db = &world.order_db;
     let mut out = String::from("-- the tables as they are at this moment of the run\n");

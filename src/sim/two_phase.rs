@@ -14,7 +14,14 @@ pub struct Round {
     pub biz_key: String,
     pub amount_cents: u64,
     pub participants: u64,
+    /// The order id taken at the round's start.
+    pub order_id: u64,
     pub yes_votes: u64,
+    /// Which participants voted yes (bit n = participant n; at most 64 participants): the
+    /// ones holding a prepared transaction.
+    pub prepared: u64,
+    /// When the votes came (the participants wrote and prepared then).
+    pub prepared_at_ms: u64,
     pub no_votes: u64,
     /// Set while the coordinator is down after the votes: when it died.
     pub coordinator_crashed_at_ms: Option<u64>,
@@ -30,7 +37,7 @@ impl TwoPcState {
     pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
         use EventKind::*;
         match kind {
-            TwoPcRoundStarted { round, biz_key, amount_cents, participants } => {
+            TwoPcRoundStarted { round, biz_key, amount_cents, participants, order_id } => {
                 self.next_round = self.next_round.max(round + 1);
                 self.open.insert(
                     *round,
@@ -38,16 +45,21 @@ impl TwoPcState {
                         biz_key: biz_key.clone(),
                         amount_cents: *amount_cents,
                         participants: *participants,
+                        order_id: *order_id,
                         yes_votes: 0,
+                        prepared: 0,
+                        prepared_at_ms: at_ms,
                         no_votes: 0,
                         coordinator_crashed_at_ms: None,
                     },
                 );
             }
-            TwoPcVoted { round, yes, .. } => {
+            TwoPcVoted { round, participant, yes } => {
                 if let Some(r) = self.open.get_mut(round) {
+                    r.prepared_at_ms = at_ms;
                     if *yes {
                         r.yes_votes += 1;
+                        r.prepared |= 1u64.checked_shl(*participant as u32).unwrap_or(0);
                     } else {
                         r.no_votes += 1;
                     }
@@ -88,11 +100,13 @@ pub fn round_success_probability(availability: f64, participants: u64) -> f64 {
 pub fn start_round(ctx: &mut Ctx<'_>, request: &OrderRequest) {
     let round = ctx.world.two_pc.next_round;
     let participants = ctx.config.participants;
+    let order_id = ctx.world.order_db.next_order_id;
     ctx.emit(EventKind::TwoPcRoundStarted {
         round,
         biz_key: request.biz_key.clone(),
         amount_cents: request.amount_cents,
         participants,
+        order_id,
     });
     let at = ctx.now_ms.saturating_add(ctx.config.two_pc_rtt_ms);
     ctx.schedule(at, Action::TwoPcVotes { round });
@@ -126,8 +140,13 @@ pub fn decide(ctx: &mut Ctx<'_>, round: u64) {
         ctx.emit(EventKind::TwoPcCoordinatorRecovered { round, blocked_ms });
     }
     if r.no_votes == 0 {
-        let order_id = ctx.world.order_db.next_order_id;
-        ctx.emit(EventKind::TwoPcCommitted { round, order_id, biz_key: r.biz_key, amount_cents: r.amount_cents });
+        ctx.emit(EventKind::TwoPcCommitted {
+            round,
+            order_id: r.order_id,
+            biz_key: r.biz_key,
+            amount_cents: r.amount_cents,
+            prepared_at_ms: r.prepared_at_ms,
+        });
     } else {
         ctx.emit(EventKind::TwoPcAborted { round, biz_key: r.biz_key, no_votes: r.no_votes });
     }

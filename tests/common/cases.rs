@@ -53,7 +53,7 @@ pub const CASES: &[Case] = &[
         fingerprint: 0xc37e_702f_ff75_bc45,
     },
     Case { scenario: "reconcile-compensate", seed: 2, sets: &[], fingerprint: 0x6eb0_be07_be9a_7640 },
-    Case { scenario: "two-pc-n-nodes", seed: 4, sets: &["orders=100"], fingerprint: 0xee70_0d62_2852_347f },
+    Case { scenario: "two-pc-n-nodes", seed: 4, sets: &["orders=100"], fingerprint: 0x511a_c6f7_deab_2168 },
     Case { scenario: "send-then-commit", seed: 8, sets: &[], fingerprint: 0x954a_d9ae_c697_9353 },
     Case {
         scenario: "mq-outage-backoff",

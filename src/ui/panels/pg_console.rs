@@ -6,25 +6,23 @@
 //! shows, and the next scan's query; the console runs them, or whatever the learner writes.
 
 use super::sql::statements;
-use crate::sim::sql_dump;
+use crate::sim::sql;
 use crate::ui::app::{tr, Lab};
 use crate::ui::timeline::Frame;
 use crate::ui::url_state;
 use leptos::prelude::*;
 use leptos::wasm_bindgen::{JsCast, JsValue};
 
-/// The relay's next scan, as the query it runs (one outbox table: with shards, each shard's
-/// table runs it alike).
+/// The relay's next scan, as the query it runs (the core's own statement).
 fn next_scan_query(f: &Frame) -> String {
     let Some(scan) = &f.next_scan else {
         return "-- no scan comes later in this run".to_string();
     };
     format!(
-        "-- the relay's next scan (event #{}), as it runs at {}\nSELECT id, biz_key, retry_count, next_retry_at\n  FROM outbox\n WHERE status = 'PENDING' AND next_retry_at <= {}\n ORDER BY next_retry_at, id\n LIMIT {};",
+        "-- the relay's next scan (event #{}), as it runs at {}\n{}",
         scan.seq,
         crate::ui::timeline::clock(scan.at_ms),
-        sql_dump::timestamp(scan.at_ms),
-        f.config.batch_size
+        sql::scan_sql(&f.config, scan.shard, scan.at_ms)
     )
 }
 

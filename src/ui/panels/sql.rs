@@ -11,8 +11,6 @@ use crate::ui::timeline::{clock, Run};
 use crate::{html, html_write};
 use leptos::prelude::*;
 
-pub use crate::sim::sql_dump::DDL;
-
 /// A timestamp literal for simulated time (the run starts at 2026-01-01 00:00 UTC).
 pub fn ts(ms: u64) -> String {
     let day = ms / 86_400_000;
@@ -337,7 +335,7 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
             }/>
             <details class="ddl" prop:open=move || lab.cursor.get() == 0>
                 <summary>{tr(lab, "ddl")}</summary>
-                <pre class="code" data-testid="ddl">{DDL}</pre>
+                <pre class="code" data-testid="ddl">{move || lab.frame.with(|f| crate::sim::sql::ddl(&f.config))}</pre>
             </details>
             <super::pg_console::PgConsole lab=lab/>
         </section>
