@@ -22,6 +22,9 @@ step "native tests"
 cargo test --all-targets
 cargo test --doc
 
+step "PostgreSQL's own plan for the full-scan incident (PGlite: EXPLAIN ANALYZE, pinned)"
+node tests/pg/explain.mjs
+
 step "wasm tests in headless Chromium"
 cargo test --target wasm32-unknown-unknown --test web
 

@@ -982,9 +982,34 @@ fn fullscan(req: &mut Request, p: &Params) -> Html {
     .line(on_label, "s0", wait_points(&on));
     s.push(&wait_chart.svg());
     s.push(&index_table(req, p.index, &a, &b));
+    s.push(&postgres_plan(req, p.index));
     s.push(&go(req, FULLSCAN_SCENARIO, &cfg(p.index), "fullscan"));
     s.push_lit("</section>");
     s
+}
+
+/// What PostgreSQL itself plans for the incident's scan, with or without the index (pinned
+/// from EXPLAIN ANALYZE, see `sim::plans`).
+fn postgres_plan(req: &Request, index: bool) -> Html {
+    let Some(plan) = crate::sim::plans::full_scan_plan(index) else { return Html::new() };
+    let title = if index {
+        req.t(
+            "PostgreSQL 自己的执行计划（有索引）：Index Scan，只读到期的几行",
+            "PostgreSQL's own plan, with the index: an Index Scan reads only the rows that are due",
+        )
+    } else {
+        req.t(
+            "PostgreSQL 自己的执行计划（无索引）：Seq Scan，十万行全读一遍再排序",
+            "PostgreSQL's own plan, without the index: a Seq Scan reads all 100,000 rows, then sorts",
+        )
+    };
+    let source: Vec<&str> = crate::sim::plans::full_scan_source().collect();
+    html!(
+        "<details class=pg-plan data-testid=fullscan-plan open><summary>{}</summary><pre class=plan>{}</pre><p class=note>{}</p></details>",
+        title,
+        plan,
+        source.join(" ")
+    )
 }
 
 /// Rows examined per scan, on average.
@@ -1317,6 +1342,8 @@ mod tests {
     fn without_the_index_a_scan_reads_the_table() {
         let off = body_of("insight=scale&part=fullscan&index=0&rows=20000\n?seed=2&lang=en");
         let on = body_of("insight=scale&part=fullscan&index=1&rows=20000\n?seed=2&lang=en");
+        assert!(off.contains("data-testid=fullscan-plan") && off.contains("Seq Scan on outbox"), "{off}");
+        assert!(on.contains("Index Scan using ix_outbox_status_next"), "{on}");
         assert!(off.contains("data-testid=scale-fullscan"));
         let (off_max, on_max) = (attr(&off, "max-rows", "data-value"), attr(&on, "max-rows", "data-value"));
         assert!(off_max >= 20_000, "{off_max}");

@@ -4,6 +4,7 @@
 pub mod config;
 pub mod event;
 pub mod id_map;
+pub mod plans;
 pub mod prng;
 
 pub mod broker;
