@@ -317,6 +317,12 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
             None => Vec::new(),
         })
     };
+    // The schema changes only with the index setting: redrawn then, not at every step.
+    let index = Memo::new(move |_| lab.frame.with(|f| f.config.index));
+    let ddl = move || {
+        index.track();
+        lab.frame.with_untracked(|f| crate::sim::sql::ddl(&f.config))
+    };
     view! {
         <section class="panel sql" data-testid="sql">
             <h2>{tr(lab, "sql")}</h2>
@@ -335,7 +341,7 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
             }/>
             <details class="ddl" prop:open=move || lab.cursor.get() == 0>
                 <summary>{tr(lab, "ddl")}</summary>
-                <pre class="code" data-testid="ddl">{move || lab.frame.with(|f| crate::sim::sql::ddl(&f.config))}</pre>
+                <pre class="code" data-testid="ddl">{ddl}</pre>
             </details>
             <super::pg_console::PgConsole lab=lab/>
         </section>
