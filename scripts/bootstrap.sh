@@ -3,6 +3,7 @@
 # first and installed only when missing or at the wrong version.
 #   scripts/bootstrap.sh            wasm target, trunk, wasm-bindgen-cli, wasm-opt
 #   scripts/bootstrap.sh --browser  the same, plus Chromium, ChromeDriver and playwright-core (for tests)
+#                                   and PostgreSQL 15 (the SQL replay test)
 # Prints the PATH additions to use (the caller sources scripts/env.sh for them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +63,14 @@ if [ "${1:-}" = "--browser" ]; then
     apt_get() { if [ "$(id -u)" = 0 ]; then apt-get "$@"; else sudo apt-get "$@"; fi; }
     apt_get update -qq
     DEBIAN_FRONTEND=noninteractive apt_get install -y -qq chromium chromium-driver fonts-wqy-microhei >/dev/null
+  fi
+  # Debian's PostgreSQL 15 for tests/postgres_replay.rs (scripts/pg.sh runs a throwaway
+  # cluster from its binaries; the package's own cluster is not used).
+  if [ ! -x "${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb" ]; then
+    say "installing postgresql (Debian package, version 15)"
+    apt_get() { if [ "$(id -u)" = 0 ]; then apt-get "$@"; else sudo apt-get "$@"; fi; }
+    apt_get update -qq
+    DEBIAN_FRONTEND=noninteractive apt_get install -y -qq postgresql >/dev/null
   fi
 fi
 say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, wasm-opt $("$OUTBOX_LAB_TOOLS/node_modules/.bin/wasm-opt" --version | awk '{print $3}')"

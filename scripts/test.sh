@@ -18,9 +18,16 @@ if cargo tree -e normal --prefix none | grep -E '^(leptos|web-sys|wasm-bindgen|g
 fi
 echo "ok"
 
-step "native tests"
+step "native tests (the SQL replay against a throwaway PostgreSQL included)"
+# tests/postgres_replay.rs needs a server: a cluster in a temp directory, Unix socket only,
+# stopped and removed however this script ends.
+PG_DIR=$(mktemp -d /tmp/outbox-lab-pg.XXXXXX)
+trap 'scripts/pg.sh stop "$PG_DIR"' EXIT
+scripts/pg.sh start "$PG_DIR"
+export OUTBOX_PG_HOST="$PG_DIR" OUTBOX_PG_REQUIRED=1
 cargo test --all-targets
 cargo test --doc
+scripts/pg.sh stop "$PG_DIR"
 
 step "PostgreSQL's own plan for the full-scan incident (PGlite: EXPLAIN ANALYZE, pinned)"
 node tests/pg/explain.mjs

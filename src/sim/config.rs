@@ -259,8 +259,8 @@ config! {
         "A message gets this long to produce its effect before the reconciler calls it a gap.";
     reconcile_compensate: bool = true, ValueKind::Flag, 0, 1,
         "Whether the reconciler re-publishes what it can (without moving any status backwards).";
-    participants: u64 = 2, ValueKind::Count, 1, 64,
-        "With mode=two_pc: participants in each round.";
+    participants: u64 = 2, ValueKind::Count, 2, 64,
+        "With mode=two_pc: participants in each round (at least the order's database and the payment's).";
     participant_fail_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "With mode=two_pc: chance that one participant cannot prepare (votes no or times out).";
     coordinator_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,

@@ -62,6 +62,11 @@ pub struct OrderDb {
     pub open_txs: IdMap<OpenTx>,
     /// Row locks held by relay transactions: msg_id -> relay.
     pub row_locks: IdMap<u64>,
+    /// Status updates a relay made to rows it holds locked (lock=for_update / skip_locked),
+    /// not committed yet: msg_id -> the row as that relay's transaction sees it. Everyone
+    /// else sees the committed row until the relay's COMMIT (RelayBatchFinished) makes them
+    /// visible; a crash (RelayCrashed) rolls them back, as PostgreSQL would.
+    pub uncommitted: IdMap<OutboxRow>,
     /// The database is busy with a scan until then; order writes wait.
     pub db_busy_until_ms: u64,
     /// Wrong-turn modes: what the service published directly, by biz_key: the message id
@@ -113,6 +118,22 @@ impl OrderDb {
         match self.outbox.id_of(biz_key) {
             Some(id) => self.outbox.get(id),
             None => self.history_by_key.get(biz_key).and_then(|id| self.history.get(id)),
+        }
+    }
+
+    /// A relay's UPDATE of a message row: inside its open transaction when it holds the
+    /// row's lock (visible to others at its COMMIT), otherwise at once.
+    fn relay_update(&mut self, relay_id: u32, msg_id: u64, at_ms: u64, change: impl FnOnce(&mut OutboxRow)) {
+        let locked = self.row_locks.get(&msg_id) == Some(&(relay_id as u64));
+        let Some(mut row) = self.uncommitted.get(&msg_id).or_else(|| self.outbox.get(msg_id)).cloned() else {
+            return;
+        };
+        change(&mut row);
+        row.updated_at_ms = at_ms;
+        if locked {
+            self.uncommitted.insert(msg_id, row);
+        } else {
+            self.outbox.update(msg_id, row.status, row.retry_count, row.next_retry_at_ms, at_ms);
         }
     }
 
@@ -227,12 +248,34 @@ impl OrderDb {
                 self.db_busy_until_ms = self.db_busy_until_ms.max(*done_at_ms);
             }
             RelayScanned { relay_id, picked, locked: true, .. } => {
+                if picked.is_empty() {
+                    // Nothing to publish: the relay commits at once, and any lock its scan
+                    // took on a row it did not return goes with that COMMIT.
+                    self.row_locks.retain(|_, holder| *holder != *relay_id as u64);
+                }
                 for id in picked {
                     self.row_locks.insert(*id, *relay_id as u64);
                 }
             }
             RelayBatchFinished { relay_id, .. } | RelayCrashed { relay_id, .. } => {
-                self.row_locks.retain(|_, holder| *holder != *relay_id as u64);
+                let relay = *relay_id as u64;
+                let commit = matches!(kind, RelayBatchFinished { .. });
+                let mine: Vec<u64> =
+                    self.row_locks.iter().filter(|(_, holder)| **holder == relay).map(|(id, _)| *id).collect();
+                for id in mine {
+                    if let Some(row) = self.uncommitted.remove(&id) {
+                        if commit {
+                            self.outbox.update(
+                                id,
+                                row.status,
+                                row.retry_count,
+                                row.next_retry_at_ms,
+                                row.updated_at_ms,
+                            );
+                        }
+                    }
+                }
+                self.row_locks.retain(|_, holder| *holder != relay);
             }
             RowClaimed { msg_id, lease_until_ms, .. } => {
                 if let Some(row) = self.outbox.get(*msg_id) {
@@ -240,16 +283,23 @@ impl OrderDb {
                     self.outbox.update(*msg_id, status, retry_count, *lease_until_ms, at_ms);
                 }
             }
-            MessageMarkedSent { msg_id, .. } => {
-                self.outbox.set_status(*msg_id, Status::Sent, at_ms);
+            MessageMarkedSent { relay_id, msg_id } => {
+                self.relay_update(*relay_id, *msg_id, at_ms, |row| row.status = Status::Sent);
             }
-            PublishFailed { msg_id, retry_count, next_retry_at_ms, .. } => {
-                self.outbox.update(*msg_id, Status::Pending, *retry_count, *next_retry_at_ms, at_ms);
+            // A failed publish counts the retry and backs off; it leaves the status as it is
+            // (`UPDATE … SET retry_count, next_retry_at`: an unlocked relay that lost the race
+            // does not move a row another relay finished back to PENDING).
+            PublishFailed { relay_id, msg_id, retry_count, next_retry_at_ms, .. } => {
+                self.relay_update(*relay_id, *msg_id, at_ms, |row| {
+                    row.retry_count = *retry_count;
+                    row.next_retry_at_ms = *next_retry_at_ms;
+                });
             }
-            MessageDead { msg_id, retry_count, .. } => {
-                if let Some(next) = self.outbox.get(*msg_id).map(|r| r.next_retry_at_ms) {
-                    self.outbox.update(*msg_id, Status::Dead, *retry_count, next, at_ms);
-                }
+            MessageDead { relay_id, msg_id, retry_count, .. } => {
+                self.relay_update(*relay_id, *msg_id, at_ms, |row| {
+                    row.status = Status::Dead;
+                    row.retry_count = *retry_count;
+                });
             }
             MessageDone { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Done, at_ms);

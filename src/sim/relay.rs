@@ -25,6 +25,12 @@ pub struct RelayState {
     pub scan_started_at_ms: u64,
     /// Waiting for another relay's transaction to release row locks (FOR UPDATE).
     pub waiting_on: Option<u32>,
+    /// While waiting: what the blocked SELECT … FOR UPDATE saw when it started (the due rows
+    /// in index order, at most `SNAPSHOT_ROWS`) and when. PostgreSQL goes on from there
+    /// when the lock is free: rows committed since are not seen, and each row is re-checked
+    /// in its latest committed version (EvalPlanQual), in the order of the snapshot.
+    pub snapshot: Vec<u64>,
+    pub snapshot_at_ms: u64,
     /// Rows picked by the last scan and not yet handled, in publish order.
     pub batch: VecDeque<u64>,
     /// Rows this relay's open transaction has locked (FOR UPDATE / SKIP LOCKED).
@@ -67,6 +73,7 @@ impl RelayState {
                 self.shard = *shard;
                 self.scanning = false;
                 self.waiting_on = None;
+                self.snapshot = Vec::new();
                 self.batch = picked.iter().copied().collect();
                 self.locks = if *locked { picked.clone() } else { Vec::new() };
                 self.batch_published = 0;
@@ -94,6 +101,7 @@ impl RelayState {
                 self.paused_until_ms = None;
                 self.scanning = false;
                 self.waiting_on = None;
+                self.snapshot = Vec::new();
                 self.down_until_ms = Some(*restart_at_ms);
             }
             RelayRestarted { .. } => self.down_until_ms = None,
@@ -132,6 +140,10 @@ pub fn relay_of(kind: &EventKind) -> Option<u32> {
         _ => None,
     }
 }
+
+/// At most this many rows of a blocked scan's snapshot are kept (the rows it would go on
+/// to if the ones before fail their re-check).
+pub const SNAPSHOT_ROWS: u64 = 10_000;
 
 /// How many relay instances run: `relays` per shard.
 pub fn relay_count(config: &Config) -> u32 {
@@ -191,8 +203,20 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
     }
     let started = relay.scan_started_at_ms;
     let shard = shard_of_relay(ctx.config, relay_id);
-    let result = scan(ctx, relay_id, shard);
     let lock = ctx.config.lock;
+    let result = match (lock, relay.waiting_on.is_some()) {
+        // The blocked statement goes on where it waited, with its snapshot.
+        (LockMode::ForUpdate, true) => match resume_blocked_scan(ctx, relay_id) {
+            Ok(result) => result,
+            Err(holder) => {
+                if ctx.world.relay(relay_id).and_then(|r| r.waiting_on) != Some(holder) {
+                    ctx.emit(EventKind::RelayLockWaited { relay_id, holder });
+                }
+                return;
+            }
+        },
+        _ => scan(ctx, relay_id, shard),
+    };
     if lock == LockMode::ForUpdate {
         let db = &ctx.world.order_db;
         let holder = result
@@ -222,6 +246,33 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);
         ctx.schedule(at, Action::RelayPublish { relay_id });
     }
+}
+
+/// A SELECT … FOR UPDATE that waited goes on: through the rows of its snapshot, in order,
+/// each in its latest committed version, kept if it still matches the query (PENDING and
+/// due at the time the statement started), until the batch is full; a row another relay
+/// holds makes it wait again (`Err(holder)`).
+fn resume_blocked_scan(ctx: &Ctx<'_>, relay_id: u32) -> Result<super::outbox_table::ScanResult, u32> {
+    let db = &ctx.world.order_db;
+    let Some(relay) = ctx.world.relay(relay_id) else {
+        return Ok(super::outbox_table::ScanResult { picked: Vec::new(), rows_examined: 0 });
+    };
+    let mut picked = Vec::new();
+    let mut rows_examined = 0;
+    for &id in &relay.snapshot {
+        if picked.len() as u64 >= ctx.config.batch_size {
+            break;
+        }
+        rows_examined += 1;
+        if let Some(&holder) = db.row_locks.get(&id).filter(|&&h| h != relay_id as u64) {
+            return Err(holder as u32);
+        }
+        let Some(row) = db.outbox.get(id) else { continue };
+        if row.status == Status::Pending && row.next_retry_at_ms <= relay.snapshot_at_ms {
+            picked.push(id);
+        }
+    }
+    Ok(super::outbox_table::ScanResult { picked, rows_examined })
 }
 
 /// Takes the next row of the batch (claims it, with lock=cas) and publishes it, unless the
@@ -382,11 +433,14 @@ fn finish_batch(ctx: &mut Ctx<'_>, relay_id: u32) {
     wake_waiters(ctx, relay_id);
 }
 
+/// The holder's transaction ended: the statements waiting for its locks go on at once (in
+/// relay order), before anything else can touch those rows, as in PostgreSQL, where the
+/// holder's COMMIT itself hands the row lock to the waiter.
 fn wake_waiters(ctx: &mut Ctx<'_>, holder: u32) {
     let waiting: Vec<u32> =
         ctx.world.relays.iter().filter(|r| r.waiting_on == Some(holder)).map(|r| r.relay_id).collect();
     for relay_id in waiting {
-        ctx.schedule(ctx.now_ms, Action::RelayScanDone { relay_id });
+        scan_done(ctx, relay_id);
     }
 }
 
@@ -489,6 +543,59 @@ mod tests {
         assert_eq!(count(&sim, "RelayRestarted"), 1);
         assert_eq!(count(&sim, "MessagePublished"), 2, "published again after the restart");
         assert_eq!(sim.world().order_db.outbox.get(0).map(|r| r.status), Some(Status::Sent));
+    }
+
+    #[test]
+    fn a_locked_batch_shows_its_updates_at_commit_and_a_crash_rolls_them_back() {
+        let mut sim =
+            harness::sim(Config { scan_interval_ms: 1_000, confirm_latency_ms: 60_000, ..config(LockMode::ForUpdate) });
+        for n in 0..2 {
+            order(&mut sim, &format!("K{n}"));
+        }
+        let marked = |sim: &crate::sim::Simulation| count(sim, "MessageMarkedSent");
+        while marked(&sim) == 0 {
+            let next = sim.now_ms() + 1;
+            harness::advance_to(&mut sim, next);
+        }
+        let db = &sim.world().order_db;
+        assert_eq!(db.outbox.get(0).map(|r| r.status), Some(Status::Pending), "others see the committed row");
+        assert_eq!(db.uncommitted.get(&0).map(|r| r.status), Some(Status::Sent), "the relay's own transaction");
+        // The relay dies before its COMMIT: the update goes with its transaction.
+        sim.ctx().emit(EventKind::RelayCrashed { relay_id: 0, msg_id: 1, restart_at_ms: u64::MAX });
+        let db = &sim.world().order_db;
+        assert_eq!(db.outbox.get(0).map(|r| r.status), Some(Status::Pending));
+        assert!(db.uncommitted.is_empty() && db.row_locks.is_empty());
+    }
+
+    #[test]
+    fn a_waiting_for_update_scan_goes_on_with_its_snapshot() {
+        // Relay 0 holds rows 0 and 1 and fails both (re-queued with a later retry time, as
+        // its COMMIT shows); relay 1 waited meanwhile: its snapshot still lists them, the
+        // re-check drops them, and the row committed after it started waiting is not seen.
+        let mut sim = harness::sim(Config {
+            mq_fail_rate: 1_000_000,
+            backoff_base_ms: 100,
+            publish_latency_ms: 50,
+            ..config(LockMode::ForUpdate)
+        });
+        for n in 0..2 {
+            order(&mut sim, &format!("K{n}"));
+        }
+        while count(&sim, "RelayLockWaited") == 0 {
+            let next = sim.now_ms() + 1;
+            harness::advance_to(&mut sim, next);
+        }
+        assert_eq!(sim.world().relay(1).map(|r| r.snapshot.clone()), Some(vec![0, 1]));
+        order(&mut sim, "K2");
+        while count(&sim, "RelayScanned") < 2 {
+            let next = sim.now_ms() + 1;
+            harness::advance_to(&mut sim, next);
+        }
+        let second = sim.events().iter().filter_map(|e| match &e.kind {
+            EventKind::RelayScanned { relay_id: 1, picked, .. } => Some(picked.clone()),
+            _ => None,
+        });
+        assert_eq!(second.collect::<Vec<_>>(), vec![Vec::<u64>::new()], "K2 came after the snapshot");
     }
 
     #[test]

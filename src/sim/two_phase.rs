@@ -164,14 +164,15 @@ pub struct CurvePoint {
 
 /// Simulates `rounds` 2PC rounds for each participant count (each participant down with
 /// `fail_ppm` parts per million) and pairs the measured failure share with 1 − (1 − f)ⁿ.
-/// Bounded: at most 64 points of at most 20,000 rounds each.
+/// Bounded: at most 64 points of at most 20,000 rounds each; n from 2 (a round has the
+/// order's database and the payment's) to 64.
 pub fn measured_failure_curve(fail_ppm: u32, participants: &[u64], rounds: u64, seed: u64) -> Vec<CurvePoint> {
     let rounds = rounds.clamp(1, 20_000);
     participants
         .iter()
         .take(64)
         .map(|&n| {
-            let n = n.clamp(1, 64);
+            let n = n.clamp(2, 64);
             let config = super::config::Config {
                 mode: super::config::Mode::TwoPc,
                 participants: n,
@@ -216,7 +217,7 @@ mod tests {
     #[test]
     fn the_measured_curve_follows_the_formula() {
         // 2,000 rounds per point: sd of a share near 0.4 is sqrt(0.24/2000) = 0.011; allow 4 sd.
-        let points = measured_failure_curve(50_000, &[1, 5, 10, 20], 2_000, 3);
+        let points = measured_failure_curve(50_000, &[2, 5, 10, 20], 2_000, 3);
         assert_eq!(points.len(), 4);
         for p in &points {
             assert_eq!(p.rounds, 2_000);

@@ -61,6 +61,27 @@ impl World {
     /// without panicking (the checker, not `apply`, judges events).
     pub fn apply(&mut self, event: &Event) {
         let kind = &event.kind;
+        // A relay's SELECT … FOR UPDATE starts waiting: keep what its snapshot sees (the
+        // committed due rows of its shard, in index order), as PostgreSQL goes on from it.
+        if let EventKind::RelayLockWaited { relay_id, .. } = kind {
+            if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_none()) {
+                let due = self.order_db.outbox.scan_due(relay.shard, event.at_ms, relay::SNAPSHOT_ROWS, |_| false);
+                let relay = &mut self.relays[*relay_id as usize];
+                relay.snapshot = due.picked;
+                relay.snapshot_at_ms = event.at_ms;
+            }
+        }
+        // A blocked scan that goes on locks the latest version of each snapshot row it
+        // re-checks, also one that no longer matches and is not returned: PostgreSQL keeps
+        // that lock to the end of the transaction (a later waiter waits for this one).
+        if let EventKind::RelayScanned { relay_id, rows_examined, locked: true, .. } = kind {
+            if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_some()) {
+                let examined = relay.snapshot.iter().take(*rows_examined as usize);
+                for id in examined.filter(|id| self.order_db.outbox.get(**id).is_some()) {
+                    self.order_db.row_locks.insert(*id, *relay_id as u64);
+                }
+            }
+        }
         self.order_db.apply(event.at_ms, kind);
         if let Some(relay_id) = relay::relay_of(kind) {
             let index = relay_id as usize;
