@@ -362,7 +362,8 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
     m.click("[data-testid=inject-outage]").await;
     m.click("[data-testid=fwd]").await;
     assert!(m.has("[data-testid=shutter]"), "the window is shuttered");
-    // Walk to the first failed publish: the row stays PENDING with retry 1.
+    // Walk to the first failed publish: the row stays PENDING; its retry 1 is written inside
+    // the relay's open transaction (FOR UPDATE), so the table shows it at the relay's COMMIT.
     for _ in 0..10 {
         if m.current_line().contains("重试") {
             break;
@@ -370,8 +371,16 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
         m.click("[data-testid=fwd]").await;
     }
     assert!(m.current_line().contains("第 1 次重试"), "{}", m.current_line());
-    assert!(m.has("[data-testid=outbox-row] [data-testid=cell-retry].changed"));
     assert_eq!(m.el("[data-testid=fsm]").get_attribute("data-edge").as_deref(), Some("retry"));
+    let retry = |m: &Mounted| m.text("[data-testid=outbox-row] [data-testid=cell-retry]");
+    assert_eq!(retry(&m), "0", "not committed yet");
+    for _ in 0..10 {
+        if retry(&m) == "1" {
+            break;
+        }
+        m.click("[data-testid=fwd]").await;
+    }
+    assert_eq!(retry(&m), "1", "the relay's COMMIT shows the retry");
     m.click("[data-testid=inject-outage-stop]").await;
     assert!(m.current_line().contains("【注入】"), "the cursor lands on the injection");
     m.click("[data-testid=fwd]").await;

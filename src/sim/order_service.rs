@@ -123,12 +123,24 @@ impl OrderDb {
 
     /// A relay's UPDATE of a message row: inside its open transaction when it holds the
     /// row's lock (visible to others at its COMMIT), otherwise at once.
-    fn relay_update(&mut self, relay_id: u32, msg_id: u64, at_ms: u64, change: impl FnOnce(&mut OutboxRow)) {
+    /// `status` / `retry` (count and next time) given are set, the rest kept.
+    fn relay_update(
+        &mut self,
+        relay_id: u32,
+        msg_id: u64,
+        at_ms: u64,
+        status: Option<Status>,
+        retry: Option<(u64, u64)>,
+    ) {
         let locked = self.row_locks.get(&msg_id) == Some(&(relay_id as u64));
         let Some(mut row) = self.uncommitted.get(&msg_id).or_else(|| self.outbox.get(msg_id)).cloned() else {
             return;
         };
-        change(&mut row);
+        row.status = status.unwrap_or(row.status);
+        if let Some((count, next)) = retry {
+            row.retry_count = count;
+            row.next_retry_at_ms = next;
+        }
         row.updated_at_ms = at_ms;
         if locked {
             self.uncommitted.insert(msg_id, row);
@@ -284,22 +296,18 @@ impl OrderDb {
                 }
             }
             MessageMarkedSent { relay_id, msg_id } => {
-                self.relay_update(*relay_id, *msg_id, at_ms, |row| row.status = Status::Sent);
+                self.relay_update(*relay_id, *msg_id, at_ms, Some(Status::Sent), None);
             }
             // A failed publish counts the retry and backs off; it leaves the status as it is
             // (`UPDATE … SET retry_count, next_retry_at`: an unlocked relay that lost the race
             // does not move a row another relay finished back to PENDING).
             PublishFailed { relay_id, msg_id, retry_count, next_retry_at_ms, .. } => {
-                self.relay_update(*relay_id, *msg_id, at_ms, |row| {
-                    row.retry_count = *retry_count;
-                    row.next_retry_at_ms = *next_retry_at_ms;
-                });
+                self.relay_update(*relay_id, *msg_id, at_ms, None, Some((*retry_count, *next_retry_at_ms)));
             }
             MessageDead { relay_id, msg_id, retry_count, .. } => {
-                self.relay_update(*relay_id, *msg_id, at_ms, |row| {
-                    row.status = Status::Dead;
-                    row.retry_count = *retry_count;
-                });
+                let next = self.outbox.get(*msg_id).map_or(0, |r| r.next_retry_at_ms);
+                let next = self.uncommitted.get(msg_id).map_or(next, |r| r.next_retry_at_ms);
+                self.relay_update(*relay_id, *msg_id, at_ms, Some(Status::Dead), Some((*retry_count, next)));
             }
             MessageDone { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Done, at_ms);

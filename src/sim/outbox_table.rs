@@ -280,6 +280,11 @@ impl OutboxTable {
     /// range scan that stops at `batch` rows or at the first entry past `now`. Rows for
     /// which `skip` says yes (locked by someone else, with SKIP LOCKED) are examined and passed over.
     pub fn scan_due(&self, shard: u32, now_ms: u64, batch: u64, skip: impl Fn(u64) -> bool) -> ScanResult {
+        self.scan_due_dyn(shard, now_ms, batch, &skip)
+    }
+
+    /// The scan itself, once for every caller's `skip` (a smaller bundle than a copy each).
+    fn scan_due_dyn(&self, shard: u32, now_ms: u64, batch: u64, skip: &dyn Fn(u64) -> bool) -> ScanResult {
         let mut picked = Vec::new();
         let mut rows_examined = 0;
         let range = (shard, Status::Pending, 0, 0)..=(shard, Status::Pending, u64::MAX, u64::MAX);
