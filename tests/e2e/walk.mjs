@@ -181,8 +181,9 @@ for (const s of scenarios) {
 
 // ---- the message table's lines are keyed by row id ----
 {
-  // Step 36 of happy-path with 8 orders: row 0 was just marked SENT, rows 1-7 are PENDING.
-  await page.goto(`${url}?scenario=happy-path&cfg=orders:8&step=36&lang=en`);
+  // Step 76 of happy-path with 8 orders: the relay's batch committed (rows SENT) and the
+  // first confirmation made row 0 DONE; the next steps confirm rows 1, 2, ...
+  await page.goto(`${url}?scenario=happy-path&cfg=orders:8&step=76&lang=en`);
   await page.waitForSelector('[data-testid=outbox-row]');
   const tag = () => page.$$eval('[data-testid=outbox-row]', (rows) => rows.forEach((r) => { r.__line = r.dataset.id; }));
   const redrawn = () => page.$$eval('[data-testid=outbox-row]', (rows) => rows.filter((r) => r.__line !== r.dataset.id).map((r) => r.dataset.id));
