@@ -1,11 +1,12 @@
 // The Postgres console of the SQL panel: PostgreSQL compiled to WebAssembly (PGlite, in
 // ./pglite/), loaded the first time a learner opens it, never on the first load. It starts
-// from the lab's tables as they are at the cursor: it asks the insight worker (`worker`) for
-// them as SQL (`tables\n<link>`: the schema and the rows, by the core's sql_dump), and runs
-// what the learner types: the statement the panel shows, the next scan's query, EXPLAIN, or
-// their own. Everything a query returns is shown as text.
+// from the lab's tables as they were just before the event on screen: it asks the insight
+// worker (`worker`) for them as SQL (`tables\n<link>`: the schema and the rows, by the core's
+// sql_dump, then the event's own statements, by the core's sql), and runs what the learner
+// types: the event's statements (which take the tables to the step on screen), the next
+// scan's query, EXPLAIN, or their own. Everything a query returns is shown as text.
 //
-// open(container, { link, worker, statement, scan, lang, step }) builds the console in
+// open(container, { link, worker, scan, lang, step }) builds the console in
 // `container` (or reuses it) and loads the tables again.
 
 const WORDS = {
@@ -13,7 +14,7 @@ const WORDS = {
     region: 'PostgreSQL 控制台',
     loading: '正在载入 PostgreSQL（PGlite，浏览器里的 PostgreSQL，首次约 5 MB）…',
     loadingTables: '正在按当前一步建表、写入数据…',
-    ready: (version, step) => `就绪：${version}，表里是第 ${step} 步时的数据。改动只留在这个控制台里。`,
+    ready: (version, step) => `就绪：${version}。表里是第 ${step} 步这个事件发生之前的数据；点「面板里的语句」再运行，就把这一步自己走一遍。改动只留在这个控制台里。`,
     failed: (why) => `PostgreSQL 载入失败：${why}`,
     sql: 'SQL',
     run: '运行（Ctrl+Enter）',
@@ -29,7 +30,7 @@ const WORDS = {
     region: 'PostgreSQL console',
     loading: 'Loading PostgreSQL (PGlite: PostgreSQL in the browser, about 5 MB the first time)…',
     loadingTables: 'Creating the tables as they are at this step…',
-    ready: (version, step) => `Ready: ${version}, with the tables as they are at step ${step}. Changes stay in this console.`,
+    ready: (version, step) => `Ready: ${version}, with the tables as they were just before the event of step ${step}: run "The statement shown" to take that step yourself. Changes stay in this console.`,
     failed: (why) => `PostgreSQL did not load: ${why}`,
     sql: 'SQL',
     run: 'Run (Ctrl+Enter)',
@@ -52,11 +53,16 @@ const MAX_ROWS = 200;
 let database = null;
 let tablesWorker = null;
 
-/** The tables at the link's step, as SQL, from the insight worker (its own instance). */
+/** The tables just before the event the link's step shows, and that event's statements,
+ *  as SQL, from the insight worker (its own instance): [tables, statements]. */
 function tablesAt(options) {
   if (!tablesWorker) tablesWorker = new Worker(options.worker);
   return new Promise((resolve, reject) => {
-    tablesWorker.onmessage = (e) => resolve(String(e.data));
+    tablesWorker.onmessage = (e) => {
+      const text = String(e.data);
+      const at = text.indexOf('\u0001');
+      resolve(at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + 1)]);
+    };
     tablesWorker.onerror = (e) => { tablesWorker = null; reject(new Error(e.message || 'the worker did not start')); };
     tablesWorker.postMessage(`tables\n${options.link}`);
   });
@@ -146,7 +152,7 @@ function showResults(parts, results) {
       out.push(table);
       if (r.rows.length > MAX_ROWS) out.push(element('p', { class: 'pg-status' }, parts.words.more(r.rows.length - MAX_ROWS)));
     } else if (r.command) {
-      out.push(element('p', { class: 'pg-status' }, parts.words.done(r.command, r.affectedRows ?? 0)));
+      out.push(element('p', { class: 'pg-status' }, parts.words.done(r.command, r.rowCount ?? r.affectedRows ?? 0)));
     }
   }
   parts.result.replaceChildren(...out);
@@ -174,11 +180,13 @@ export async function open(container, options) {
     container.__pgConsole = parts;
   }
   parts.options = options;
-  parts.input.value = options.statement || '';
+  parts.input.value = '';
   parts.root.setAttribute('data-state', 'loading');
   parts.status.textContent = words.loading;
   try {
-    const [db, tables] = await Promise.all([pglite(), tablesAt(options)]);
+    const [db, [tables, statements]] = await Promise.all([pglite(), tablesAt(options)]);
+    parts.options.statement = statements;
+    parts.input.value = statements;
     parts.status.textContent = words.loadingTables;
     await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
     await db.exec(tables);

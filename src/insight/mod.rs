@@ -281,17 +281,44 @@ fn notices(req: &Request) -> Html {
     html!("<ul class=insight-notices role=alert data-testid=insight-notices>{}</ul>", items)
 }
 
-/// The lab's tables at the link's step (its end if it has none) as SQL: the schema and the
-/// rows (`sim::sql_dump::script`), for the page's Postgres console. What could not be used
-/// comes first, as comments.
+/// The lab's tables just before the event the link's step shows (its end if it has none) as
+/// SQL — the schema and the rows (`sim::sql_dump::script`) — then `\u{1}`, then that event's
+/// own statements (`sim::sql::shown`: what the SQL panel shows, executable), for the page's
+/// Postgres console: running them takes the tables one step on, to the step on screen. What
+/// could not be used comes first, as comments.
 pub fn tables(link_query: &str) -> String {
     let (link, mut notices) = link::parse(link_query.trim());
-    let script = link.spec(&mut notices).and_then(|spec| {
-        let cursor = link.step.unwrap_or(link::MAX_EVENTS_SHOWN);
-        played_to(&spec, cursor, &mut notices).map(|sim| crate::sim::sql_dump::script(sim.world(), sim.config()))
+    let answer = link.spec(&mut notices).and_then(|spec| {
+        // Played as the page plays it; the world and the config just before the event shown.
+        let fallback = spec.config.clone();
+        let run = crate::playback::Run::play(spec).map_err(|e| notices.push(e)).ok()?;
+        let cursor = link.step.map_or(run.len(), |s| usize::try_from(s).unwrap_or(usize::MAX).min(run.len()));
+        let i = cursor.checked_sub(1);
+        let before = run.timeline.world_at(&run.events, i.unwrap_or(0));
+        let config = run.timeline.config_at(i.unwrap_or(0)).cloned().unwrap_or(fallback);
+        let statements = match i.and_then(|i| run.events.get(i)) {
+            Some(e) => {
+                let sent: Vec<String> = crate::sim::sql::shown(e, &before, &config)
+                    .into_iter()
+                    .filter(|(s, _)| s.is_sent())
+                    .map(|(s, _)| s.sql.into_owned())
+                    .collect();
+                format!("-- event #{} {}: its statements\n{}", e.seq, e.kind.name(), sent.join("\n"))
+            }
+            None => String::new(),
+        };
+        Some((crate::sim::sql_dump::script(&before, &config), statements))
     });
-    let mut out: String = notices.iter().take(10).map(|n| format!("-- {}\n", n.replace(['\n', '\r'], " "))).collect();
-    out.push_str(script.as_deref().unwrap_or("-- no run to show"));
+    let mut out: String =
+        notices.iter().take(10).map(|n| format!("-- {}\n", n.replace(|c: char| c.is_control(), " "))).collect();
+    match answer {
+        Some((script, statements)) => {
+            out.push_str(&script);
+            out.push('\u{1}');
+            out.push_str(&statements);
+        }
+        None => out.push_str("-- no run to show\u{1}"),
+    }
     out
 }
 
@@ -515,25 +542,30 @@ mod tests {
     #[test]
     fn the_tables_request_answers_the_sql_of_the_tables_at_the_step() {
         let at = |step: u64| tables(&format!("?scenario=seed-demo&seed=1&step={step}"));
-        let start = at(0);
-        assert!(start.starts_with("-- order service database") && !start.contains("INSERT INTO"), "{start}");
-        // seed-demo's first transaction commits at event 4: one order and its message row.
-        let first = at(4);
-        assert!(first.contains("INSERT INTO orders") && first.contains("'A001'"), "{first}");
-        assert!(!first.contains("INSERT INTO charges"), "{first}");
-        let end = tables("?scenario=seed-demo&seed=1");
+        let split = |a: &str| a.split_once('\u{1}').map(|(t, s)| (t.to_string(), s.to_string())).expect("two parts");
+        let (start, none) = split(&at(0));
+        assert!(start.starts_with("-- order service database") && !start.contains("INSERT INTO") && none.is_empty());
+        // seed-demo's first transaction commits at event #4 (step 5 shows it): the tables just
+        // before it hold nothing yet, and its statements are the whole order transaction.
+        let (before, statements) = split(&at(5));
+        assert!(!before.contains("INSERT INTO orders"), "{before}");
+        assert!(statements.starts_with("-- event #4 OrderCommitted"), "{statements}");
+        assert!(statements.contains("INSERT INTO orders") && statements.contains("COMMIT"), "{statements}");
+        let (after, _) = split(&at(6));
+        assert!(after.contains("INSERT INTO orders") && after.contains("'A001'"), "{after}");
+        let (end, _) = split(&tables("?scenario=seed-demo&seed=1"));
         assert!(end.contains("INSERT INTO charges") && end.contains("'DONE'"), "{end}");
         assert!(end.contains("CREATE INDEX IF NOT EXISTS ix_outbox_status_next"), "{end}");
-        let no_index = tables("?scenario=full-scan-incident&seed=1&step=2");
+        let (no_index, _) = split(&tables("?scenario=full-scan-incident&seed=1&step=2"));
         assert!(
             no_index.contains("index=false") && !no_index.contains("CREATE INDEX IF NOT EXISTS ix_outbox_status_next")
         );
-        assert_eq!(answer("tables\n?scenario=seed-demo&seed=1&step=4"), first);
+        assert_eq!(answer("tables\n?scenario=seed-demo&seed=1&step=4"), at(4));
         // What the link got wrong comes first, as one-line comments that cannot start a statement.
-        let bad = tables("?scenario=seed-demo&seed=1&step=4&cfg=batch_size:zzz%0ADROP%20TABLE%20orders");
+        let bad = tables("?scenario=seed-demo&seed=1&step=4&cfg=batch_size:zzz%0ADROP%20TABLE%20orders%01");
         let comments: Vec<&str> = bad.lines().take_while(|l| !l.starts_with("-- order service")).collect();
         assert!(!comments.is_empty() && comments.iter().all(|l| l.starts_with("-- ")), "{comments:?}");
-        assert!(!bad.contains("\nDROP"), "{bad}");
+        assert!(!bad.contains("\nDROP") && bad.matches('\u{1}').count() == 1, "{bad}");
         let none = tables("?scenario=nope");
         assert!(none.lines().all(|l| l.starts_with("-- ")) || none.contains("CREATE TABLE"), "{none}");
     }

@@ -78,6 +78,24 @@ await el('pg-explain').click();
 await page.waitForTimeout(300);
 ok((await text('pg-result')).includes('QUERY PLAN') || (await text('pg-error')).length > 0, 'EXPLAIN shows a plan');
 
+// At step 5 (seed-demo's first COMMIT) the console starts just before that event, with the
+// event's own statements ready: running them takes the tables to step 5.
+await page.goto(`${url}?scenario=seed-demo&step=5&lang=en`);
+await page.waitForSelector('[data-testid=pg-open]');
+await el('pg-open').click();
+await page.waitForSelector('[data-testid=pg-box][data-state=ready]', { timeout: 90000 });
+const shownSql = await el('pg-sql').inputValue();
+ok(/OrderCommitted/.test(shownSql) && /INSERT INTO orders/.test(shownSql) && /COMMIT/.test(shownSql), `the event's statements are ready: ${shownSql.split('\n')[0]}`);
+await runSql('SELECT count(*) AS orders FROM orders;');
+const ordersBefore = await page.$eval('[data-testid=pg-rows] td', (td) => td.textContent);
+await el('pg-shown').click();
+await el('pg-run').click();
+await page.waitForTimeout(300);
+ok((await page.locator('[data-testid=pg-error]').count()) === 0, `they run without error: ${await text('pg-result')}`);
+await runSql('SELECT count(*) AS orders FROM orders;');
+const ordersAfter = await page.$eval('[data-testid=pg-rows] td', (td) => td.textContent);
+ok(ordersBefore === '0' && ordersAfter === '1', `and take the tables one step on (orders ${ordersBefore} → ${ordersAfter})`);
+
 // Opened again (here: in Chinese, at the end), it starts from the tables at that step.
 await page.goto(`${url}?scenario=seed-demo&lang=zh`);
 await page.waitForSelector('[data-testid=pg-open]');

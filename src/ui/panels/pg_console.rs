@@ -1,11 +1,11 @@
 //! "Try it on PostgreSQL": a console under the SQL panel backed by PostgreSQL compiled to
 //! WebAssembly (PGlite). Its code and PostgreSQL itself (`pg-console.js`, `pglite/`) are
 //! fetched the first time it opens, never on the first load. The page hands it the share link
-//! at the cursor (the console asks the insight worker for the tables there as SQL:
-//! `insight::tables`, so that code is not in the first load either), the statement the panel
-//! shows, and the next scan's query; the console runs them, or whatever the learner writes.
+//! at the cursor (the console asks the insight worker for the tables just before the event on
+//! screen, and that event's own statements, as SQL: `insight::tables`, so that code is not in
+//! the first load either) and the next scan's query; the console runs them, or whatever the
+//! learner writes.
 
-use super::sql::statements;
 use crate::sim::sql;
 use crate::ui::app::{tr, Lab};
 use crate::ui::timeline::Frame;
@@ -46,17 +46,12 @@ pub fn PgConsole(lab: Lab) -> impl IntoView {
     let open = move |_| {
         let Some(el) = host.get_untracked() else { return };
         let cursor = lab.cursor.get_untracked();
-        let (scan, config) = lab.frame.with_untracked(|f| (next_scan_query(f), f.config.clone()));
+        let scan = lab.frame.with_untracked(next_scan_query);
         let link = url_state::to_query(&lab.url_state());
-        let shown = lab.run.with_untracked(|r| match cursor.checked_sub(1) {
-            Some(i) => statements(r, i, &config).into_iter().map(|(s, _)| s).collect::<Vec<_>>().join("\n"),
-            None => String::new(),
-        });
         let lang = lab.lang.get_untracked().code();
         let options = [
             ("link", link.into()),
             ("worker", crate::ui::insight::WORKER.into()),
-            ("statement", shown.into()),
             ("scan", scan.into()),
             ("lang", lang.into()),
             ("step", JsValue::from(cursor as u32)),
