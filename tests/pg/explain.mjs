@@ -30,7 +30,9 @@ const query = body.slice(at, body.indexOf(';', at)).trim();
 
 const plans = [];
 for (const index of [true, false]) {
-  const tables = cargo('outbox-insight', [], `tables\n?scenario=full-scan-incident&step=${scan.seq}&cfg=index:${index}`);
+  // The tables just before the event step seq shows (the scan's start: it changes no table);
+  // the answer's second part, after \u0001, is that event's statements.
+  const tables = cargo('outbox-insight', [], `tables\n?scenario=full-scan-incident&step=${scan.seq}&cfg=index:${index}`).split('\u0001')[0];
   const db = await PGlite.create();
   await db.exec(tables);
   await db.exec('ANALYZE');
