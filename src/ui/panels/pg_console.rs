@@ -5,7 +5,6 @@
 //! `insight::tables`, so that code is not in the first load either), the statement the panel
 //! shows, and the next scan's query; the console runs them, or whatever the learner writes.
 
-use super::sql::statements;
 use crate::sim::sql;
 use crate::ui::app::{tr, Lab};
 use crate::ui::timeline::Frame;
@@ -48,10 +47,17 @@ pub fn PgConsole(lab: Lab) -> impl IntoView {
         let cursor = lab.cursor.get_untracked();
         let (scan, config) = lab.frame.with_untracked(|f| (next_scan_query(f), f.config.clone()));
         let link = url_state::to_query(&lab.url_state());
-        let shown = lab.run.with_untracked(|r| match cursor.checked_sub(1) {
-            Some(i) => statements(r, i, &config).into_iter().map(|(s, _)| s).collect::<Vec<_>>().join("\n"),
-            None => String::new(),
-        });
+        // The statements the panel shows for this event (the core's, whole: not shortened).
+        let shown =
+            lab.run.with_untracked(|r| match cursor.checked_sub(1).and_then(|i| r.events.get(i).map(|e| (i, e))) {
+                Some((i, e)) => sql::shown(e, &r.timeline.world_at(&r.events, i), &config)
+                    .into_iter()
+                    .filter(|(s, _)| s.is_sent())
+                    .map(|(s, _)| s.sql.into_owned())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                None => String::new(),
+            });
         let lang = lab.lang.get_untracked().code();
         let options = [
             ("link", link.into()),
