@@ -266,7 +266,10 @@ pub fn inexact_orders(world: &World) -> Vec<String> {
                 Some(Status::Dead) => effects <= 1,
                 _ => false,
             };
-            (!exact).then(|| format!("{}: {:?}, {effects} effect(s)", order.biz_key, status))
+            (!exact).then(|| {
+                let status = status.map_or("no message row", Status::as_str);
+                format!("{}: {status}, {effects} effect(s)", order.biz_key)
+            })
         })
         .collect()
 }

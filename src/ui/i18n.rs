@@ -144,7 +144,7 @@ impl Words {
             "log" => l("事件日志", "Event log"),
             "sql" => l("对应的 SQL", "The SQL of this event"),
             "ddl" => l("建表语句（两个索引）", "Schema (both indexes)"),
-            "pg_open" => l("在 PostgreSQL 里试试（浏览器内，按这一步的表）", "Try it on PostgreSQL (in your browser, tables as at this step)"),
+            "pg_open" => l("在 PostgreSQL 里试试这一步", "Try this step on PostgreSQL"),
             "no_sql" => l(
                 "这个事件没有对应的数据库语句。",
                 "This event runs no database statement.",
