@@ -37,8 +37,8 @@ pub enum Evidence {
     LostOrder,
     /// The same row published more than once.
     DuplicatePublish,
-    /// Order writes waited behind scans.
-    WritesStarved,
+    /// Order writes slowed while scans saturated the database's CPU.
+    WritesSlowed,
     /// Messages gave up and went DEAD.
     DeadLetters,
     /// One shard held far more backlog than the others.
@@ -143,11 +143,11 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
             en: "Scanning the whole message table every minute is fine; the table is small.",
         },
         truth: Bilingual {
-            zh: "表只会越来越大。没有 (status, next_retry_at) 联合索引和 LIMIT，每次扫描都读全表，数据库被占满，下单写入跟着排队。",
-            en: "The table only grows. Without the (status, next_retry_at) index and a LIMIT, every scan reads it all, the database is saturated, and order writes queue behind it.",
+            zh: "表只会越来越大。没有 (status, next_retry_at) 联合索引和 LIMIT，每次扫描都读全表，数据库 CPU 被打满，所有查询都变慢，下单写入也跟着慢。",
+            en: "The table only grows. Without the (status, next_retry_at) index and a LIMIT, every scan reads it all, the database's CPU is saturated, and every query slows down, order writes included.",
         },
         show_me: ShowMe { scenario: "full-scan-incident", sets: &[] },
-        evidence: Evidence::WritesStarved,
+        evidence: Evidence::WritesSlowed,
     },
     Misconception {
         id: "retry-forever",

@@ -782,6 +782,14 @@ fn mix(seed: u64) -> Vec<String> {
     if p.below(8) == 0 {
         set("preload_rows", p.between(1, 300).to_string());
     }
+    if p.below(3) == 0 {
+        // Long scans on few cores: orders commit while a scan runs, which must not return
+        // them (its snapshot is from when it started), and relays' scans overlap.
+        set("index", (p.below(2) == 0).to_string());
+        set("scan_row_cost_us", p.between(200, 5_000).to_string());
+        set("db_cores", p.between(1, 2).to_string());
+        set("order_write_cpu_us", p.between(0, 20_000).to_string());
+    }
     set("settle_after_ms", "60000".into());
     sets
 }

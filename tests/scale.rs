@@ -84,7 +84,7 @@ fn a_relay_crash_after_publish_causes_a_republish_absorbed_by_dedup() {
 }
 
 #[test]
-fn the_full_scan_incident_starves_order_writes_and_the_index_fixes_it() {
+fn the_full_scan_incident_slows_order_writes_and_the_index_fixes_it() {
     let without = summary("full-scan-incident", &[]);
     let with = summary("full-scan-incident", &["index=true"]);
     // Without the index every scan reads the whole table, growing with it.
@@ -92,10 +92,12 @@ fn the_full_scan_incident_starves_order_writes_and_the_index_fixes_it() {
     assert!(without.max_scan_latency_ms >= 40_000);
     // With it, a scan examines at most batch_size + 1 rows, whatever the table size.
     assert!(with.max_rows_examined_per_scan <= 21, "{}", with.max_rows_examined_per_scan);
-    // Order writes queue behind the long scans.
-    assert!(without.order_write_wait_ms.p99 > 10_000, "{:?}", without.order_write_wait_ms);
-    assert!(without.order_write_wait_ms.p50 > 0);
-    assert!(with.order_write_wait_ms.max <= 1, "{:?}", with.order_write_wait_ms);
+    // The scan keeps the database's one core busy 40 s of each minute: an order write (2 ms
+    // of CPU) arriving meanwhile shares the core and takes 4 ms; none waits for a scan to end.
+    assert_eq!((without.order_write_ms.p99, without.order_write_ms.max), (4, 4), "{:?}", without.order_write_ms);
+    // With the index a scan takes 9 ms a minute: almost every write has the core to itself.
+    assert_eq!(with.order_write_ms.p50, 2, "{:?}", with.order_write_ms);
+    assert!(with.order_write_ms.p99 <= 2, "{:?}", with.order_write_ms);
     for s in [&without, &with] {
         assert_eq!((s.orders_committed, s.effects_applied, s.violations_total), (120, 120, 0));
     }

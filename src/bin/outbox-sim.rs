@@ -239,12 +239,12 @@ fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> s
         )?;
         writeln!(
             out,
-            "  scans: at most {} rows examined and {} ms in one scan; order writes waited p50 {} ms, p99 {} ms, max {} ms",
+            "  scans: at most {} rows examined and {} ms in one scan; order writes took p50 {} ms, p99 {} ms, max {} ms",
             s.max_rows_examined_per_scan,
             s.max_scan_latency_ms,
-            s.order_write_wait_ms.p50,
-            s.order_write_wait_ms.p99,
-            s.order_write_wait_ms.max
+            s.order_write_ms.p50,
+            s.order_write_ms.p99,
+            s.order_write_ms.max
         )?;
     } else {
         writeln!(out, "  mode: {} (no message table)", s.mode.as_str())?;

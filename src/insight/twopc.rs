@@ -531,7 +531,7 @@ struct OutboxRound {
     outage_ms: u64,
     tx_began_ms: Option<u64>,
     committed_ms: Option<u64>,
-    write_waited_ms: u64,
+    write_ms: u64,
     broker_down_ms: Option<u64>,
     failed_publishes: Vec<u64>,
     broker_back_ms: Option<u64>,
@@ -567,7 +567,7 @@ impl OutboxRound {
             outage_ms,
             tx_began_ms: None,
             committed_ms: None,
-            write_waited_ms: 0,
+            write_ms: 0,
             broker_down_ms: None,
             failed_publishes: Vec::new(),
             broker_back_ms: None,
@@ -580,9 +580,9 @@ impl OutboxRound {
         for e in events {
             let t = Some(e.at_ms);
             match &e.kind {
-                EventKind::TransactionBegan { waited_ms, .. } => {
+                EventKind::TransactionBegan { write_ms, .. } => {
                     r.tx_began_ms = r.tx_began_ms.or(t);
-                    r.write_waited_ms += waited_ms;
+                    r.write_ms += write_ms;
                 }
                 EventKind::OrderCommitted { .. } => r.committed_ms = r.committed_ms.or(t),
                 EventKind::BrokerWentDown { .. } => r.broker_down_ms = r.broker_down_ms.or(t),
@@ -622,14 +622,14 @@ impl OutboxRound {
         s.push(&self.timeline(req));
         let text = if req.zh() {
             format!(
-                "阻塞的参与者：0。订单写入等待 {}，relay 锁等待 {} 次。",
-                duration(self.write_waited_ms as f64),
+                "阻塞的参与者：0。订单的本地事务不等任何别的服务（耗时 {}），relay 锁等待 {} 次。",
+                duration(self.write_ms as f64),
                 self.lock_waits
             )
         } else {
             format!(
-                "Blocked participants: 0. The order write waited {}; relay lock waits: {}.",
-                duration(self.write_waited_ms as f64),
+                "Blocked participants: 0. The order's local transaction waits for no other service (it took {}); relay lock waits: {}.",
+                duration(self.write_ms as f64),
                 self.lock_waits
             )
         };
@@ -1054,7 +1054,7 @@ mod tests {
         // Committed before the outage ends, the effect after it; nobody waited for a lock.
         assert!(committed < back && back <= effect, "{committed} {back} {effect}");
         assert!(!r.failed_publishes.is_empty());
-        assert_eq!((r.lock_waits, r.write_waited_ms, r.lock_held_ms()), (0, 0, 0));
+        assert_eq!((r.lock_waits, r.write_ms, r.lock_held_ms()), (0, 0, 0));
         assert!(r.done_ms.is_some() && !r.dead);
         let calm = OutboxRound::run(false, 60_000, 4);
         assert!(calm.failed_publishes.is_empty() && calm.broker_down_ms.is_none() && calm.effect_ms.is_some());

@@ -127,18 +127,21 @@ macro_rules! config {
             }
         }
 
+        /// Each key's field as a raw number, and back, in `KEYS` order: a key is found by
+        /// name once, in `KEYS`, and these tables of small functions do the rest (smaller in
+        /// the browser bundle than a match on every name in both directions).
+        const GET_RAW: &[fn(&Config) -> u64] = &[ $( |c| to_raw(c.$name), )* ];
+        const SET_RAW: &[fn(&mut Config, u64)] = &[ $( |c, raw| c.$name = from_raw(raw), )* ];
+
         impl Config {
             fn raw(&self, name: &str) -> Option<u64> {
-                match name {
-                    $( stringify!($name) => Some(to_raw(self.$name)), )*
-                    _ => None,
-                }
+                let i = KEYS.iter().position(|k| k.name == name)?;
+                GET_RAW.get(i).map(|get| get(self))
             }
 
             fn set_raw(&mut self, name: &str, raw: u64) {
-                match name {
-                    $( stringify!($name) => self.$name = from_raw(raw), )*
-                    _ => {}
+                if let Some(set) = KEYS.iter().position(|k| k.name == name).and_then(|i| SET_RAW.get(i)) {
+                    set(self, raw);
                 }
             }
         }
@@ -206,7 +209,11 @@ config! {
     index: bool = true, ValueKind::Flag, 0, 1,
         "Whether the scan uses the (status, next_retry_at) index; without it every scan reads the whole table.";
     scan_row_cost_us: u64 = 20, ValueKind::Count, 0, 1_000_000,
-        "Database time per row a scan examines, in microseconds (the scan's latency; order writes wait behind it).";
+        "Database CPU time per row a scan examines, in microseconds, on one core of its own.";
+    db_cores: u64 = 4, ValueKind::Count, 1, 256,
+        "CPU cores of the order database. Queries share them: while more queries run than there are cores, each runs slower in proportion (scans do not block writes; they slow them).";
+    order_write_cpu_us: u64 = 0, ValueKind::Count, 0, 60_000_000,
+        "CPU work of one order transaction (BEGIN, two INSERTs, COMMIT) in microseconds, on a core of its own; 0: writes take no time. Scans sharing the cores make it take longer.";
     relay_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "Chance that a relay dies after a publish, before marking the row SENT.";
     relay_restart_ms: u64 = 10_000, ValueKind::Millis, 0, DAY_MS,

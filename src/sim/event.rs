@@ -168,7 +168,11 @@ pub enum EventKind {
         tx_id: u64,
         biz_key: String,
         amount_cents: u64,
-        waited_ms: u64,
+        /// How long the transaction's statements took (its CPU work, slowed while scans
+        /// shared the database's cores); 0 when writes are modelled as instant.
+        write_ms: u64,
+        /// Scans running on the database's CPU when it started.
+        scans_running: u64,
     },
     OrderInserted {
         tx_id: u64,

@@ -168,7 +168,7 @@ pub struct Sample {
     pub max_scan_latency_ms: u64,
     pub publishes: u64,
     pub publish_failures: u64,
-    pub max_order_wait_ms: u64,
+    pub max_order_write_ms: u64,
     /// Consistency windows of the effects applied in the interval (none: all 0).
     pub window_count: u64,
     pub window_p50_ms: u64,
@@ -209,7 +209,7 @@ fn merge(pair: &[Sample]) -> Sample {
         max_scan_latency_ms: a.max_scan_latency_ms.max(b.max_scan_latency_ms),
         publishes: a.publishes + b.publishes,
         publish_failures: a.publish_failures + b.publish_failures,
-        max_order_wait_ms: a.max_order_wait_ms.max(b.max_order_wait_ms),
+        max_order_write_ms: a.max_order_write_ms.max(b.max_order_write_ms),
         window_p50_ms: a.window_p50_ms.max(b.window_p50_ms),
         window_p99_ms: a.window_p99_ms.max(b.window_p99_ms),
         window_count: a.window_count + b.window_count,
@@ -300,8 +300,8 @@ impl Monitor {
 pub struct Metrics {
     /// Consistency window (order commit -> its first effect) of every order, in ms.
     windows_ms: Vec<u64>,
-    /// How long each order write waited for the database (behind scans).
-    order_waits_ms: Vec<u64>,
+    /// How long each order transaction took (its CPU work, slowed while scans shared the cores).
+    order_writes_ms: Vec<u64>,
     /// Gaps found, by kind (in `GapKind::ALL` order).
     pub gaps_by_kind: [u64; 5],
     pub shard_publishes: Vec<u64>,
@@ -335,9 +335,9 @@ impl Metrics {
         use EventKind::*;
         let i = &mut self.interval;
         match &event.kind {
-            TransactionBegan { waited_ms, .. } => {
-                self.order_waits_ms.push(*waited_ms);
-                i.max_order_wait_ms = i.max_order_wait_ms.max(*waited_ms);
+            TransactionBegan { write_ms, .. } => {
+                self.order_writes_ms.push(*write_ms);
+                i.max_order_write_ms = i.max_order_write_ms.max(*write_ms);
             }
             RelayScanned { rows_examined, latency_ms, .. } => {
                 i.scans += 1;
@@ -435,8 +435,8 @@ impl Metrics {
         WindowStats::of(&self.windows_ms)
     }
 
-    pub fn order_wait_stats(&self) -> WindowStats {
-        WindowStats::of(&self.order_waits_ms)
+    pub fn order_write_stats(&self) -> WindowStats {
+        WindowStats::of(&self.order_writes_ms)
     }
 }
 

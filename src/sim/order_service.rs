@@ -67,8 +67,6 @@ pub struct OrderDb {
     /// else sees the committed row until the relay's COMMIT (RelayBatchFinished) makes them
     /// visible; a crash (RelayCrashed) rolls them back, as PostgreSQL would.
     pub uncommitted: IdMap<OutboxRow>,
-    /// The database is busy with a scan until then; order writes wait.
-    pub db_busy_until_ms: u64,
     /// Wrong-turn modes: what the service published directly, by biz_key: the message id
     /// and when (two maps of one type, to keep the bundle small).
     sent_msg_id: SharedMap<String, u64>,
@@ -256,9 +254,6 @@ impl OrderDb {
                     }
                 }
             }
-            RelayScanStarted { done_at_ms, .. } => {
-                self.db_busy_until_ms = self.db_busy_until_ms.max(*done_at_ms);
-            }
             RelayScanned { relay_id, picked, locked: true, .. } => {
                 if picked.is_empty() {
                     // Nothing to publish: the relay commits at once, and any lock its scan
@@ -354,28 +349,46 @@ pub fn payload_amount_cents(payload: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
-/// An order arrives. If a scan has the database busy, the write waits for it.
-pub fn arrive(ctx: &mut Ctx<'_>, request: OrderRequest, arrived_at_ms: u64) {
-    let busy_until = ctx.world.order_db.db_busy_until_ms;
-    if busy_until > ctx.now_ms && ctx.config.mode != Mode::TwoPc {
-        return ctx.schedule(busy_until, Action::PlaceOrder { request: Box::new(request), arrived_at_ms });
+/// How long a query with `work_us` of CPU work takes on a database with `cores` cores while
+/// `running` queries (itself included) share them: processor sharing, as an operating system
+/// schedules PostgreSQL's backends. Up to `cores` queries each have a core; beyond that each
+/// gets `cores / running` of one, so everything slows in proportion. The share is taken when
+/// the query starts (a model: PostgreSQL's scheduler re-divides at every change).
+pub fn query_ms(work_us: u64, running: u64, cores: u64) -> u64 {
+    let (running, cores) = (running.max(1), cores.max(1));
+    let slowed_us = if running > cores { work_us.saturating_mul(running).div_ceil(cores) } else { work_us };
+    slowed_us.div_ceil(1_000)
+}
+
+/// An order arrives. Its transaction costs CPU (`order_write_cpu_us`); while scans keep the
+/// database's cores busy, it shares them and takes longer. A scan never blocks it: a SELECT,
+/// even FOR UPDATE, locks only rows it returns, never the INSERT of a new row.
+pub fn arrive(ctx: &mut Ctx<'_>, request: OrderRequest) {
+    if ctx.config.mode == Mode::TwoPc {
+        return two_phase::start_round(ctx, &request);
     }
-    let waited_ms = ctx.now_ms.saturating_sub(arrived_at_ms);
-    match ctx.config.mode {
-        Mode::TwoPc => two_phase::start_round(ctx, &request),
-        _ => place_order(ctx, &request, waited_ms),
+    let scans_running = super::relay::scans_on_cpu(ctx.world);
+    let write_ms = query_ms(ctx.config.order_write_cpu_us, scans_running + 1, ctx.config.db_cores);
+    if write_ms == 0 {
+        return place_order(ctx, &request, 0, scans_running);
     }
+    // The log shows the transaction when it commits, its statements together (a session
+    // runs them one after another; what they cost is `write_ms`).
+    let at = ctx.now_ms.saturating_add(write_ms);
+    ctx.schedule(at, Action::PlaceOrder { request: Box::new(request), write_ms, scans_running });
 }
 
 /// BEGIN; INSERT INTO orders …; INSERT INTO outbox …; COMMIT — or ROLLBACK, leaving no
 /// trace. In the wrong-turn modes the message goes to the MQ directly, before or after COMMIT.
-fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, waited_ms: u64) {
+/// `write_ms`: how long its statements took (the log shows them at COMMIT); `scans_running`: the
+/// scans that shared the CPU with it.
+pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, scans_running: u64) {
     let mode = ctx.config.mode;
     let tx_id = ctx.world.order_db.next_tx_id;
     let key = request.biz_key.clone();
     let amount_cents = request.amount_cents;
     let fault = request.fault;
-    ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents, waited_ms });
+    ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents, write_ms, scans_running });
 
     let rollback = |ctx: &mut Ctx<'_>, cause| {
         ctx.emit(EventKind::TransactionRolledBack { tx_id, biz_key: key.clone(), cause });
@@ -478,7 +491,7 @@ mod tests {
 
     fn place(sim: &mut crate::sim::Simulation, key: &str, fault: Option<TxFault>, crash: bool) {
         let request = OrderRequest { biz_key: key.into(), amount_cents: 1_234, fault, crash };
-        arrive(&mut sim.ctx(), request, 0);
+        arrive(&mut sim.ctx(), request);
     }
 
     #[test]
@@ -527,14 +540,33 @@ mod tests {
     }
 
     #[test]
-    fn an_order_write_waits_while_a_scan_holds_the_database() {
-        let mut sim = harness::sim(Config::default());
-        sim.ctx().world.order_db.db_busy_until_ms = 500;
-        place(&mut sim, "C1", None, false);
-        assert!(sim.events().is_empty(), "the write waits");
-        harness::advance_to(&mut sim, 500);
-        let began = sim.events().first().map(|e| (e.at_ms, e.kind.clone()));
-        assert!(matches!(began, Some((500, EventKind::TransactionBegan { waited_ms: 500, .. }))), "{began:?}");
+    fn a_query_slows_in_proportion_once_queries_outnumber_the_cores() {
+        assert_eq!(query_ms(2_000, 1, 1), 2, "a core of its own");
+        assert_eq!(query_ms(2_000, 4, 4), 2, "still a core each");
+        assert_eq!(query_ms(2_000, 2, 1), 4, "half a core");
+        assert_eq!(query_ms(2_000, 3, 2), 3, "two thirds of a core");
+        assert_eq!(query_ms(1_500, 1, 4), 2, "rounded up to the millisecond");
+        assert_eq!(query_ms(0, 9, 1), 0, "no work, no time");
+        assert_eq!(query_ms(u64::MAX, 9, 0), u64::MAX / 1_000 + 1, "saturates, never panics");
+    }
+
+    #[test]
+    fn a_running_scan_slows_an_order_write_and_never_blocks_it() {
+        for (cores, scanning, write_ms) in [(1, false, 2), (1, true, 4), (2, true, 2)] {
+            let mut sim = harness::sim(Config { db_cores: cores, order_write_cpu_us: 2_000, ..Config::default() });
+            sim.ctx().world.relays[0].scanning = scanning;
+            place(&mut sim, "C1", None, false);
+            assert!(sim.events().is_empty(), "the transaction is still running");
+            harness::advance_to(&mut sim, 10);
+            let began = sim.events().first().map(|e| (e.at_ms, e.kind.clone()));
+            let scans = u64::from(scanning);
+            assert!(
+                matches!(began, Some((at, EventKind::TransactionBegan { write_ms: w, scans_running: n, .. }))
+                    if at == write_ms && w == write_ms && n == scans),
+                "cores {cores}, scanning {scanning}: {began:?}"
+            );
+            assert!(sim.events().iter().any(|e| matches!(e.kind, EventKind::OrderCommitted { .. })));
+        }
     }
 
     #[test]

@@ -165,7 +165,7 @@ mod tests {
             fault: None,
             crash: true,
         };
-        crate::sim::order_service::arrive(&mut sim.ctx(), request, 0);
+        crate::sim::order_service::arrive(&mut sim.ctx(), request);
         sim
     }
 

@@ -174,24 +174,33 @@ pub fn tick(ctx: &mut Ctx<'_>, relay_id: u32, periodic: bool) {
         return;
     }
     let shard = shard_of_relay(ctx.config, relay_id);
-    // The scan's cost is the rows it will examine; the database does one scan at a time,
-    // and order writes queue behind it.
-    let rows = scan(ctx, relay_id, shard).rows_examined;
-    let latency_ms = rows.saturating_mul(ctx.config.scan_row_cost_us).div_ceil(1000).max(1);
-    let start = ctx.now_ms.max(ctx.world.order_db.db_busy_until_ms);
-    let done_at_ms = start.saturating_add(latency_ms);
+    // The scan's CPU work is the rows it will examine; it shares the database's cores with
+    // the scans already running (and slows the order writes that arrive meanwhile).
+    let rows = scan(ctx, relay_id, shard, ctx.now_ms).rows_examined;
+    let work_us = rows.saturating_mul(ctx.config.scan_row_cost_us);
+    let running = scans_on_cpu(ctx.world) + 1;
+    let latency_ms = super::order_service::query_ms(work_us, running, ctx.config.db_cores).max(1);
+    let done_at_ms = ctx.now_ms.saturating_add(latency_ms);
     ctx.emit(EventKind::RelayScanStarted { relay_id, shard, done_at_ms });
     ctx.schedule(done_at_ms, Action::RelayScanDone { relay_id });
 }
 
-fn scan(ctx: &Ctx<'_>, relay_id: u32, shard: u32) -> super::outbox_table::ScanResult {
+/// Scans using the database's CPU now: started and not returned (a scan waiting for a row
+/// lock uses none).
+pub fn scans_on_cpu(world: &super::world::World) -> u64 {
+    world.relays.iter().filter(|r| r.scanning && r.waiting_on.is_none() && r.down_until_ms.is_none()).count() as u64
+}
+
+/// The scan's query: due rows as of `as_of_ms`, the time the statement started (its
+/// snapshot: a row committed while a long scan runs is not in it).
+fn scan(ctx: &Ctx<'_>, relay_id: u32, shard: u32, as_of_ms: u64) -> super::outbox_table::ScanResult {
     let db = &ctx.world.order_db;
     let skip_locked = ctx.config.lock == LockMode::SkipLocked;
     let skip = |id: u64| skip_locked && db.row_locks.get(&id).is_some_and(|&holder| holder != relay_id as u64);
     if ctx.config.index {
-        db.outbox.scan_due(shard, ctx.now_ms, ctx.config.batch_size, skip)
+        db.outbox.scan_due(shard, as_of_ms, ctx.config.batch_size, skip)
     } else {
-        db.outbox.scan_due_without_index(shard, ctx.now_ms, ctx.config.batch_size, skip)
+        db.outbox.scan_due_without_index(shard, as_of_ms, ctx.config.batch_size, skip)
     }
 }
 
@@ -215,7 +224,7 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
                 return;
             }
         },
-        _ => scan(ctx, relay_id, shard),
+        _ => scan(ctx, relay_id, shard, started),
     };
     if lock == LockMode::ForUpdate {
         let db = &ctx.world.order_db;
@@ -621,5 +630,57 @@ mod tests {
             _ => None,
         });
         assert_eq!(examined, Some(50));
+    }
+
+    fn scan_takes(sim: &crate::sim::Simulation, relay: u32) -> Option<u64> {
+        sim.events().iter().find_map(|e| match e.kind {
+            EventKind::RelayScanStarted { relay_id, done_at_ms, .. } if relay_id == relay => Some(done_at_ms - e.at_ms),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn scans_beyond_the_cores_share_them_and_each_takes_longer() {
+        // Two relays scan 50 rows at 1 ms each, 1 ms apart. With two cores each has one;
+        // with one core the second scan starts while the first runs and gets half of it.
+        for (cores, second_ms) in [(2, 50), (1, 100)] {
+            let mut sim = harness::sim(Config {
+                index: false,
+                relays: 2,
+                lock: LockMode::SkipLocked,
+                db_cores: cores,
+                scan_interval_ms: 1_000,
+                scan_row_cost_us: 1_000,
+                ..Config::default()
+            });
+            for n in 0..50 {
+                order(&mut sim, &format!("K{n}"));
+            }
+            harness::advance_to(&mut sim, 1_001);
+            assert_eq!((scan_takes(&sim, 0), scan_takes(&sim, 1)), (Some(50), Some(second_ms)), "cores {cores}");
+        }
+    }
+
+    #[test]
+    fn a_long_scan_returns_what_was_due_when_it_started() {
+        // The statement's snapshot: an order committed while the 50 ms scan runs is not in it.
+        let mut sim = harness::sim(Config {
+            index: false,
+            scan_interval_ms: 1_000,
+            scan_row_cost_us: 1_000,
+            ..Config::default()
+        });
+        for n in 0..50 {
+            order(&mut sim, &format!("K{n}"));
+        }
+        harness::advance_to(&mut sim, 1_010);
+        order(&mut sim, "LATE");
+        assert!(sim.events().iter().any(|e| matches!(e.kind, EventKind::OrderCommitted { .. } if e.at_ms == 1_010)));
+        harness::advance_to(&mut sim, 1_100);
+        let picked = sim.events().iter().find_map(|e| match &e.kind {
+            EventKind::RelayScanned { picked, .. } => Some(picked.clone()),
+            _ => None,
+        });
+        assert_eq!(picked.map(|p| (p.len(), p.contains(&50))), Some((20, false)));
     }
 }

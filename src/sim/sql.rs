@@ -368,7 +368,7 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             out,
             Relay(*relay_id),
             Note,
-            "-- the scan's query is running; the database is busy until $",
+            "-- the scan's query runs until $ on the database's CPU (it blocks no INSERT)",
             &[T(*done_at_ms)],
         ),
         RelayLockWaited { relay_id, holder } => {
@@ -378,7 +378,7 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
                 return add(out, Relay(*relay_id), Note, "-- still waiting: now for relay $'s transaction", &[holder]);
             }
             add(out, Relay(*relay_id), Runs, "BEGIN;", &[]);
-            let scan = scan_sql(config, relay.map_or(0, |r| r.shard), at);
+            let scan = scan_sql(config, relay.map_or(0, |r| r.shard), relay.map_or(at, |r| r.scan_started_at_ms));
             add(
                 out,
                 Relay(*relay_id),
@@ -407,7 +407,9 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
                 if locking {
                     add(out, relay, Runs, "BEGIN;", &[]);
                 }
-                add(out, relay, Expect::Ids(picked.clone()), "$\n$", &[S(&scan_sql(config, *shard, at)), S(&tail)]);
+                // The statement's snapshot and now() are from when it started.
+                let as_of_ms = before.relay(*relay_id).map_or(at, |r| r.scan_started_at_ms);
+                add(out, relay, Expect::Ids(picked.clone()), "$\n$", &[S(&scan_sql(config, *shard, as_of_ms)), S(&tail)]);
             }
             if picked.is_empty() && locking {
                 add(out, relay, Runs, "COMMIT;  -- nothing to publish", &[]);

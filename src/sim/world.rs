@@ -65,10 +65,11 @@ impl World {
         // committed due rows of its shard, in index order), as PostgreSQL goes on from it.
         if let EventKind::RelayLockWaited { relay_id, .. } = kind {
             if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_none()) {
-                let due = self.order_db.outbox.scan_due(relay.shard, event.at_ms, relay::SNAPSHOT_ROWS, |_| false);
+                let as_of_ms = relay.scan_started_at_ms;
+                let due = self.order_db.outbox.scan_due(relay.shard, as_of_ms, relay::SNAPSHOT_ROWS, |_| false);
                 let relay = &mut self.relays[*relay_id as usize];
                 relay.snapshot = due.picked;
-                relay.snapshot_at_ms = event.at_ms;
+                relay.snapshot_at_ms = as_of_ms;
             }
         }
         // A blocked scan that goes on locks the latest version of each snapshot row it

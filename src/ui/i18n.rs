@@ -225,7 +225,7 @@ fn order_service_line(w: Words, e: &Event) -> String {
     let zh = w.lang == Lang::Zh;
     let m = w.vocab == Vocab::Metaphor;
     match &e.kind {
-        TransactionBegan { tx_id, biz_key, amount_cents, waited_ms } => {
+        TransactionBegan { tx_id, biz_key, amount_cents, write_ms, scans_running } => {
             let a = money(*amount_cents);
             let said = match (zh, m) {
                 (true, true) => format!("收银台接下订单 {biz_key}（{a}），拿起一张复写单"),
@@ -233,13 +233,13 @@ fn order_service_line(w: Words, e: &Event) -> String {
                 (false, true) => format!("The cashier takes order {biz_key} ({a}) and picks up a carbon-copy ticket"),
                 (false, false) => format!("Order service BEGINs local transaction #{tx_id}: order {biz_key}, {a}"),
             };
-            if *waited_ms == 0 {
+            if *write_ms == 0 {
                 return said;
             }
-            let d = span(*waited_ms);
+            let d = span(*write_ms);
             match zh {
-                true => format!("{said}（数据库被扫描占着，这笔写入等了 {d}）"),
-                false => format!("{said} (the write waited {d} for a scan to free the database)"),
+                true => format!("{said}（用了 {d}：{scans_running} 个扫描在分 CPU）"),
+                false => format!("{said} (it took {d}: {scans_running} scan(s) shared the CPU)"),
             }
         }
         OrderInserted { order_id, biz_key, .. } => match (zh, m) {
@@ -333,9 +333,9 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             let rack = shard + 1;
             match (zh, m) {
                 (true, true) => format!("跑堂 {relay_id} 开始翻第 {rack} 个票夹，要翻 {takes}"),
-                (true, false) => format!("中继 {relay_id} 开始扫描分片 {shard}：这次查询要 {takes}，数据库忙到 {until}"),
+                (true, false) => format!("中继 {relay_id} 开始扫描分片 {shard}：查询跑到 {until}（{takes}），不挡写入"),
                 (false, true) => format!("Runner {relay_id} starts going through rack {rack}; it will take {takes}"),
-                (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query takes {takes}; the database is busy until {until}"),
+                (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query runs until {until} ({takes}) and blocks no write"),
             }
         }
         MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {

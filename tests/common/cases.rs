@@ -13,7 +13,7 @@ pub struct Case {
 }
 
 pub const CASES: &[Case] = &[
-    Case { scenario: "seed-demo", seed: 1, sets: &[], fingerprint: 0xa365_53e6_138c_6f1a },
+    Case { scenario: "seed-demo", seed: 1, sets: &[], fingerprint: 0x028e_f0c5_6e8a_235f },
     Case {
         scenario: "happy-path",
         seed: 7,
@@ -25,7 +25,7 @@ pub const CASES: &[Case] = &[
             "consumer_crash_rate=0.1",
             "scan_interval_ms=20000",
         ],
-        fingerprint: 0xbe8f_5d9f_ced3_4c17,
+        fingerprint: 0xb88b_88a3_91f8_0a11,
     },
     Case {
         scenario: "two-relays-cas",
@@ -38,28 +38,28 @@ pub const CASES: &[Case] = &[
             "mq_fail_rate=0.1",
             "archive_after_ms=60000",
         ],
-        fingerprint: 0xe8eb_56c7_1f87_d085,
+        fingerprint: 0x39aa_9e02_6700_32a5,
     },
     Case {
         scenario: "cas-lease-expires",
         seed: 9,
         sets: &["orders=60", "relays=3", "relay_pause_rate=0.2", "claim_lease_ms=2000", "fencing=true"],
-        fingerprint: 0xacd2_29fc_49ba_f0eb,
+        fingerprint: 0xab47_4e16_837d_dc60,
     },
     Case {
         scenario: "two-relays-no-lock",
         seed: 6,
         sets: &["orders=60", "mq_duplicate_rate=0.2", "consumer_crash_rate=0.1"],
-        fingerprint: 0xc37e_702f_ff75_bc45,
+        fingerprint: 0xdd65_87d5_00dc_0431,
     },
-    Case { scenario: "reconcile-compensate", seed: 2, sets: &[], fingerprint: 0x6eb0_be07_be9a_7640 },
+    Case { scenario: "reconcile-compensate", seed: 2, sets: &[], fingerprint: 0x0aad_76ba_d0b3_f5f0 },
     Case { scenario: "two-pc-n-nodes", seed: 4, sets: &["orders=100"], fingerprint: 0x511a_c6f7_deab_2168 },
-    Case { scenario: "send-then-commit", seed: 8, sets: &[], fingerprint: 0x954a_d9ae_c697_9353 },
+    Case { scenario: "send-then-commit", seed: 8, sets: &[], fingerprint: 0xef34_3e79_7917_bed5 },
     Case {
         scenario: "mq-outage-backoff",
         seed: 3,
         sets: &["orders=40", "order_interval_ms=45000", "mq_fail_rate=0.05"],
-        fingerprint: 0x8ced_021f_cea2_440f,
+        fingerprint: 0x28ce_6f89_c618_eeab,
     },
 ];
 
@@ -97,9 +97,9 @@ pub fn mismatches() -> Vec<String> {
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0xc456_ec93_4e54_517e),
-    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x52ca_9a04_3eb6_0d0b),
+    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xbc3c_8783_8300_a899),
     ("insight=lanes\n?seed=1&lang=en", 0x1488_567e_8d4f_f5a2),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x3d53_595b_52f3_9f81),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x2e98_f41e_18a5_fa95),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
         0xc2f1_4d9b_abf9_9fc5,
