@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn markup_and_numbers_go_in_as_they_are() {
         let inner = crate::html!("<tspan>{}</tspan>", "a<b");
-        let h = crate::html!("<text x=\"{}\" y=\"{:.1}\">{}{}</text>", 12u64, 3.14159f64, inner, true);
+        let h = crate::html!("<text x=\"{}\" y=\"{:.1}\">{}{}</text>", 12u64, 3.125f64, inner, true);
         assert_eq!(h.as_str(), "<text x=\"12\" y=\"3.1\"><tspan>a&lt;b</tspan>true</text>");
         let joined: Html = ["a", "<"].iter().map(|t| Html::text(t)).collect();
         assert_eq!(joined.as_str(), "a&lt;");

@@ -283,7 +283,13 @@ fn checker_flags_publishing_a_rolled_back_message() {
 #[test]
 fn checker_flags_an_order_committed_without_its_message() {
     let events = vec![
-        EventKind::TransactionBegan { tx_id: 0, biz_key: "A1".into(), amount_cents: 100, write_ms: 0, scans_running: 0 },
+        EventKind::TransactionBegan {
+            tx_id: 0,
+            biz_key: "A1".into(),
+            amount_cents: 100,
+            write_ms: 0,
+            scans_running: 0,
+        },
         EventKind::OrderInserted { tx_id: 0, order_id: 0, biz_key: "A1".into(), amount_cents: 100 },
         EventKind::OrderCommitted { tx_id: 0, order_id: 0, msg_id: 0, biz_key: "A1".into() },
     ];

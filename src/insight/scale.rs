@@ -981,7 +981,10 @@ fn fullscan(req: &mut Request, p: &Params) -> Html {
     s.push(&rows_chart.svg());
     let write_chart = Chart::new(
         "order-write",
-        req.t("下单写入耗时（与扫描分用数据库 CPU）", "Order write latency (sharing the database's CPU with the scans)"),
+        req.t(
+            "下单写入耗时（与扫描分用数据库 CPU）",
+            "Order write latency (sharing the database's CPU with the scans)",
+        ),
         req.t("时间", "time"),
         Unit::Ms,
         req.t("耗时", "latency"),
@@ -1136,7 +1139,11 @@ fn index_table(req: &Request, index: bool, a: &ScanStats, b: &ScanStats) -> Html
             permille(a.cpu_busy_permille),
             permille(b.cpu_busy_permille),
         ),
-        (req.t("下单写入耗时 p50", "order write latency p50"), duration(a.write_p50 as f64), duration(b.write_p50 as f64)),
+        (
+            req.t("下单写入耗时 p50", "order write latency p50"),
+            duration(a.write_p50 as f64),
+            duration(b.write_p50 as f64),
+        ),
         (req.t("下单写入最长耗时", "longest order write"), duration(a.write_max as f64), duration(b.write_max as f64)),
     ];
     for (label, x, y) in rows {
