@@ -18,6 +18,9 @@ const cargo = (bin, args, input) => execFileSync('cargo', ['run', '--quiet', '--
 
 const trace = cargo('outbox-sim', ['run', 'full-scan-incident', '--trace']).trim().split('\n').map((l) => JSON.parse(l));
 const scan = trace.find((e) => e.kind === 'RelayScanned');
+// The statement reads the tables as they were when it started (its snapshot), and the two
+// runs (with and without the index) are the same event for event up to there.
+const started = trace.find((e) => e.kind === 'RelayScanStarted');
 // The scan's own statement, from the run's SQL script.
 const script = cargo('outbox-sim', ['run', 'full-scan-incident', '--sql']);
 const block = script.split(/^-- @session /m).find((b) => new RegExp(`#${scan.seq} RelayScanned`).test(b.split('\n')[0]));
@@ -30,9 +33,9 @@ const query = body.slice(at, body.indexOf(';', at)).trim();
 
 const plans = [];
 for (const index of [true, false]) {
-  // The tables just before the event step seq shows (the scan's start: it changes no table);
+  // The tables just before the scan started (step seq shows the state before event seq);
   // the answer's second part, after \u0001, is that event's statements.
-  const tables = cargo('outbox-insight', [], `tables\n?scenario=full-scan-incident&step=${scan.seq}&cfg=index:${index}`).split('\u0001')[0];
+  const tables = cargo('outbox-insight', [], `tables\n?scenario=full-scan-incident&step=${started.seq}&cfg=index:${index}`).split('\u0001')[0];
   const db = await PGlite.create();
   await db.exec(tables);
   await db.exec('ANALYZE');
@@ -42,8 +45,9 @@ for (const index of [true, false]) {
   await db.close();
 }
 const text = [
-  `-- PostgreSQL's plan for the full-scan incident's first scan (event #${scan.seq}: ${scan.rows_examined} rows`,
-  `-- examined by the model), from EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)`,
+  `-- PostgreSQL's plan for the full-scan incident's first scan (started at event #${started.seq}, returned at`,
+  `-- #${scan.seq}: ${scan.rows_examined} rows examined by the model), on the tables as the scan started, from`,
+  `-- EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)`,
   `-- in ${plans[0].version}. Made and checked by tests/pg/explain.mjs (UPDATE_PLANS=1 rewrites it).`,
   `-- ${query.replace(/\s+/g, ' ')}`,
   ...plans.flatMap((p) => [`== index=${p.index}`, ...p.rows]),
