@@ -1,6 +1,7 @@
 //! outbox-lab: a deterministic simulation of the local message table (transactional
 //! outbox) pattern, and the browser lab built on it.
 
+pub mod check;
 pub mod insight;
 pub mod lessons;
 pub mod link;

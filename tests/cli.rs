@@ -193,3 +193,24 @@ fn run_sql_prints_the_schema_then_every_statement_with_its_session() {
         assert!(!code.contains('…') && !code.contains(":my_"), "{line}");
     }
 }
+
+#[test]
+fn check_prints_a_shortest_counterexample_that_its_path_replays() {
+    let (code, out, _) = outbox_sim(&["check", "--orders", "2", "--relays", "2", "--lock", "none"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("VIOLATION concurrent_publish, shortest path 8 steps"), "{out}");
+    assert!(out.contains("relays 0 and 1 both published message 0 (O1)"), "{out}");
+    let path =
+        out.lines().find_map(|l| l.split_once("--path ")).map(|(_, p)| p.trim().to_string()).expect("a replay line");
+    let (code, replayed, _) =
+        outbox_sim(&["check", "--orders", "2", "--relays", "2", "--lock", "none", "--path", &path]);
+    assert_eq!(code, 0);
+    assert_eq!(replayed.lines().count(), 8, "{replayed}");
+    assert_eq!(replayed.matches("MessagePublished").count(), 2, "both relays publish O1: {replayed}");
+    let (code, proved, _) = outbox_sim(&["check", "--orders", "1", "--relays", "2", "--lock", "skip_locked"]);
+    assert_eq!(code, 0);
+    assert!(proved.contains("PROVED for every ordering"), "{proved}");
+    let (code, _, err) = outbox_sim(&["check", "--faults", "meteor"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown fault 'meteor'; allowed: relay_pause"), "{err}");
+}

@@ -23,6 +23,11 @@ usage:
   outbox-sim frames <scenario> [--seed N] [--set key=value]...
                                            the page's frame model, timed natively: play,
                                            steps, jumps, snapshots (p50 / p95 / max)
+  outbox-sim check [--orders N] [--relays N] [--lock L] [--faults all|none|a,b] [--window-ms W]
+                   [--set key=value]... [--max-states N] [--path P]
+                                           every ordering and fault choice of a small run,
+                                           breadth-first: PROVED, or a shortest violation;
+                                           --path replays one path step by step
   outbox-sim help";
 
 fn main() -> ExitCode {
@@ -62,11 +67,12 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         "run" => run(rest),
         "bench" => bench(rest),
         "frames" => frames(rest),
+        "check" => check_command(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
         }
-        other => Err(format!("unknown command '{other}'; allowed: scenarios, keys, run, bench, frames, help")),
+        other => Err(format!("unknown command '{other}'; allowed: scenarios, keys, run, bench, frames, check, help")),
     }
 }
 
@@ -397,4 +403,138 @@ fn frames(args: &[String]) -> Result<(), String> {
     println!("step_back        {}", micros(back));
     println!("jump             {}", micros(jumps));
     Ok(())
+}
+
+/// `outbox-sim check`: the exhaustive checker on a small configuration.
+fn check_command(args: &[String]) -> Result<(), String> {
+    let mut out = String::new();
+    let result = check_into(args, &mut out);
+    // A closed pipe (`| head`) ends the output quietly.
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    result
+}
+
+/// Appends one line to `out`.
+macro_rules! outln {
+    ($out:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
+
+fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
+    use outbox_lab::check::{self, Outcome};
+    use outbox_lab::sim::faults::FaultKind;
+    let (mut orders, mut relays, mut lock, mut faults) =
+        (2u64, "1".to_string(), "for_update".to_string(), "all".to_string());
+    let (mut window_ms, mut max_states, mut sets, mut path) = (0u64, 2_000_000usize, Vec::new(), None);
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        let value = args.get(i + 1).cloned().ok_or_else(|| format!("option {flag} needs a value"))?;
+        let number = |what: &str| value.parse::<u64>().map_err(|_| format!("{what} '{value}' is not a whole number"));
+        match flag {
+            "--orders" => orders = number("--orders")?.clamp(1, 9),
+            "--relays" => relays = value.clone(),
+            "--lock" => lock = value.clone(),
+            "--faults" => faults = value.clone(),
+            "--window-ms" => window_ms = number("--window-ms")?,
+            "--max-states" => max_states = number("--max-states")? as usize,
+            "--set" => sets.push(value.clone()),
+            "--path" => path = Some(value.clone()),
+            other => {
+                return Err(format!(
+                    "unknown option '{other}'; allowed: --orders, --relays, --lock, --faults, --window-ms, --set, --max-states, --path"
+                ))
+            }
+        }
+        i += 2;
+    }
+    let fault_bits = match faults.as_str() {
+        "all" => FaultKind::ALL.iter().fold(0, |acc, k| acc | k.bit()),
+        "none" => 0,
+        list => {
+            list.split(',').map(|name| FaultKind::parse(name.trim())).try_fold(0, |acc, k| k.map(|k| acc | k.bit()))?
+        }
+    };
+    let mut config = check::check_config(fault_bits);
+    config.set("relays", &relays).map_err(|e| e.to_string())?;
+    config.set("lock", &lock).map_err(|e| e.to_string())?;
+    for pair in &sets {
+        config.set_pair(pair).map_err(|e| e.to_string())?;
+    }
+    let spec = check::Spec {
+        scenario: check::small_scenario(orders, 1_000),
+        config,
+        window_ms,
+        faults: fault_bits,
+        max_states,
+    };
+    let label = format!(
+        "orders={orders} relays={relays} lock={lock} faults={faults} window={window_ms}ms{}",
+        sets.iter().map(|s| format!(" {s}")).collect::<String>()
+    );
+    if let Some(text) = path {
+        let steps = check::replay(&spec, &check::decode_path(&text)?)?;
+        print_steps(out, &steps);
+        return Ok(());
+    }
+    let started = Instant::now();
+    let report = check::check(&spec)?;
+    let secs = started.elapsed().as_secs_f64();
+    let numbers = format!(
+        "transitions {}  distinct {}  depth {}  settled paths {}  {secs:.1} s",
+        report.transitions, report.distinct, report.depth, report.settled
+    );
+    match &report.outcome {
+        Outcome::Proved => {
+            outln!(out, "check {label}: PROVED for every ordering  {numbers}");
+            if std::env::var_os("OUTBOX_CHECK_LONGEST").is_some() {
+                print_steps(out, &check::replay(&spec, &report.longest)?);
+            }
+        }
+        Outcome::Incomplete => {
+            outln!(out, "check {label}: INCOMPLETE (stopped at --max-states {max_states})  {numbers}")
+        }
+        Outcome::Unsettled { phase, path } => {
+            outln!(out, "check {label}: UNSETTLED ({phase:?}) after {} steps  {numbers}", path.len());
+            outln!(out, "  path: {}", check::encode_path(path));
+        }
+        Outcome::Violation { kind, detail, path } => {
+            outln!(out, "check {label}: VIOLATION {kind}, shortest path {} steps  {numbers}", path.len());
+            outln!(out, "  {detail}");
+            print_steps(out, &check::replay(&spec, path)?);
+            let mut again = format!("outbox-sim check --orders {orders} --relays {relays} --lock {lock} --faults {faults} --window-ms {window_ms}");
+            for pair in &sets {
+                again.push_str(&format!(" --set {pair}"));
+            }
+            outln!(out, "  replay: {again} --path {}", check::encode_path(path));
+        }
+    }
+    Ok(())
+}
+
+/// The events of each step of a path, one step a line.
+fn print_steps(out: &mut String, steps: &[(u64, Vec<outbox_lab::sim::Event>)]) {
+    for (n, (now_ms, events)) in steps.iter().enumerate() {
+        let said: Vec<String> = events
+            .iter()
+            .map(|e| {
+                let json = serde_json::to_value(&e.kind).unwrap_or_default();
+                let fields: Vec<String> = json
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .filter(|(k, _)| *k != "kind" && *k != "payload")
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                format!("{} {}", e.kind.name(), fields.join(" "))
+            })
+            .collect();
+        let said =
+            if said.is_empty() { "(nothing happens: a relay's tick while it is busy)".into() } else { said.join("; ") };
+        outln!(out, "  {:>3}. [{now_ms} ms] {said}", n + 1);
+    }
 }

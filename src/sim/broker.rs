@@ -4,6 +4,7 @@
 
 use super::consumer;
 use super::event::{DeliveryCause, EventKind, Injection};
+use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
 
@@ -112,7 +113,8 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     };
     let delivery_id = ctx.world.broker.next_delivery_id;
     let duplicate = cause == DeliveryCause::First
-        && (ctx.world.broker.duplicate_next_armed || ctx.faults.chance_ppm(ctx.config.mq_duplicate_rate));
+        && (ctx.world.broker.duplicate_next_armed
+            || ctx.faults.chance(FaultKind::BrokerDuplicate, ctx.config.mq_duplicate_rate));
     ctx.emit(EventKind::MessageDelivered {
         delivery_id,
         offset,

@@ -90,6 +90,27 @@ impl Checker {
         }
     }
 
+    /// What the checker remembers, for the exhaustive checker's state key, with event numbers
+    /// replaced by their order: two paths to one state number their events differently, and
+    /// only which came first decides a later verdict (every later event comes after all).
+    pub fn write_canonical(&self, out: &mut String) {
+        use std::fmt::Write;
+        const SEQ: u64 = (1 << 40) - 1;
+        let mut seqs: Vec<u64> =
+            self.last_publish.values().map(|p| p & SEQ).chain(self.picked_at_seq.values().copied()).collect();
+        seqs.sort_unstable();
+        seqs.dedup();
+        let rank = |seq: u64| seqs.binary_search(&seq).unwrap_or(usize::MAX);
+        let _ = write!(out, "{}|{:?}|", self.total, self.rolled_back_msg_ids);
+        for (msg, packed) in &self.last_publish {
+            let _ = write!(out, "{msg}:{}@{};", packed >> 40, rank(packed & SEQ));
+        }
+        for (relay, seq) in &self.picked_at_seq {
+            let _ = write!(out, "{relay}@{};", rank(*seq));
+        }
+        let _ = write!(out, "|{:?}", self.claimed_by);
+    }
+
     pub fn count(&self, kind: ViolationKind) -> usize {
         self.violations.iter().filter(|v| v.kind == kind).count()
     }

@@ -5,6 +5,7 @@
 
 use super::broker::Unacked;
 use super::event::{EventKind, Injection};
+use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
 use super::simulation::{Action, Ctx};
 
@@ -151,7 +152,7 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     }
 
     // Committed. Now the ack — unless the process dies first.
-    if ctx.world.consumer.crash_armed || ctx.faults.chance_ppm(ctx.config.consumer_crash_rate) {
+    if ctx.world.consumer.crash_armed || ctx.faults.chance(FaultKind::ConsumerCrash, ctx.config.consumer_crash_rate) {
         let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.consumer_restart_ms);
         ctx.emit(EventKind::ConsumerCrashed { delivery_id, restart_at_ms });
         ctx.schedule(restart_at_ms, Action::ConsumerRestart);

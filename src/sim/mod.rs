@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod event;
+pub mod faults;
 pub mod id_map;
 pub mod plans;
 pub mod prng;

@@ -11,6 +11,7 @@
 use super::broker;
 use super::config::{Config, LockMode};
 use super::event::{EventKind, PublishFailure};
+use super::faults::FaultKind;
 use super::outbox_table::Status;
 use super::simulation::{Action, Ctx};
 use std::collections::VecDeque;
@@ -318,7 +319,7 @@ pub fn publish_next(ctx: &mut Ctx<'_>, relay_id: u32) {
     }
     let pause_ms = match ctx.world.relay_pause_armed {
         Some(ms) => ms,
-        None if ctx.faults.chance_ppm(ctx.config.relay_pause_rate) => ctx.config.relay_pause_ms,
+        None if ctx.faults.chance(FaultKind::RelayPause, ctx.config.relay_pause_rate) => ctx.config.relay_pause_ms,
         None => 0,
     };
     if pause_ms > 0 {
@@ -383,7 +384,7 @@ fn send(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
     };
     let failure = if ctx.world.broker.is_down(ctx.now_ms) {
         Some(PublishFailure::BrokerDown)
-    } else if ctx.faults.chance_ppm(ctx.config.mq_fail_rate) {
+    } else if ctx.faults.chance(FaultKind::PublishFail, ctx.config.mq_fail_rate) {
         Some(PublishFailure::NotConfirmed)
     } else {
         None
@@ -399,7 +400,7 @@ fn send(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
                 payload: row.payload.clone(),
             });
             broker::accept(ctx, offset);
-            if ctx.world.relay_crash_armed || ctx.faults.chance_ppm(ctx.config.relay_crash_rate) {
+            if ctx.world.relay_crash_armed || ctx.faults.chance(FaultKind::RelayCrash, ctx.config.relay_crash_rate) {
                 // Published, but the UPDATE … SET status = 'SENT' never happens.
                 let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.relay_restart_ms);
                 ctx.emit(EventKind::RelayCrashed { relay_id, msg_id, restart_at_ms });

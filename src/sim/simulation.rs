@@ -8,6 +8,7 @@ use super::checker::{Checker, Violation};
 use super::config::{Config, ConfigError, LockMode, Mode, MAX_PAUSE_MS};
 use super::consumer;
 use super::event::{DeliveryCause, Event, EventKind, GapKind, Injection, TxFault};
+use super::faults::FaultSource;
 use super::metrics::{AlertThresholds, Counters, Metrics, Series, WindowStats};
 use super::order_service::{self, OrderRequest};
 use super::outbox_table::{shard_of, Status};
@@ -158,6 +159,33 @@ impl Agenda {
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
+
+    /// Pending actions in (time, scheduling) order.
+    fn sorted(&self) -> Vec<&Scheduled> {
+        let mut items: Vec<&Scheduled> = self.heap.iter().collect();
+        items.sort_by_key(|s| (s.at_ms, s.seq));
+        items
+    }
+
+    /// Removes one pending action (the checker's choice), wherever it is in the queue.
+    fn take(&mut self, seq: u64) -> Option<Scheduled> {
+        let mut items = std::mem::take(&mut self.heap).into_vec();
+        let taken = items.iter().position(|s| s.seq == seq).map(|i| items.swap_remove(i));
+        self.heap = BinaryHeap::from(items);
+        if taken.as_ref().is_some_and(|s| !s.action.is_background()) {
+            self.non_periodic -= 1;
+        }
+        taken
+    }
+}
+
+/// A next step the exhaustive checker can take (see [`Simulation::choices`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Choice {
+    /// What `step` does next: the next input, settling or finishing.
+    Next,
+    /// One scheduled action, by its scheduling number.
+    Action { seq: u64 },
 }
 
 /// Where the log goes: the checker, the metrics, and (unless benchmarking) a Vec.
@@ -176,7 +204,7 @@ pub struct Ctx<'a> {
     pub now_ms: u64,
     pub config: &'a Config,
     pub world: &'a mut World,
-    pub faults: &'a mut Prng,
+    pub faults: &'a mut FaultSource,
     agenda: &'a mut Agenda,
     recorder: &'a mut Recorder,
 }
@@ -283,7 +311,7 @@ pub struct Simulation {
     /// The config the run started with (settling turns faults off in `config`).
     initial_config: Config,
     now_ms: u64,
-    faults: Prng,
+    faults: FaultSource,
     world: World,
     agenda: Agenda,
     script: Vec<ScriptStep>,
@@ -443,8 +471,9 @@ impl Simulation {
         script.sort_by_key(|s| s.at_ms);
         let mut agenda = Agenda::default();
         if config.mode == Mode::Outbox {
-            // Instances of a scheduled job never fire in the same instant: relay i's timer
-            // runs i ms after relay 0's (a fixed phase, so runs stay reproducible).
+            // Instances of a scheduled job do not fire in the same instant: relay i's timer
+            // runs i ms after relay 0's (a fixed phase, so runs stay reproducible; the
+            // exhaustive checker puts them in phase: `put_relay_timers_in_phase`).
             for relay_id in 0..relay::relay_count(&config) {
                 let first_ms = config.scan_interval_ms.saturating_add(relay_id.into());
                 agenda.push(first_ms, Action::RelayScan { relay_id });
@@ -463,7 +492,7 @@ impl Simulation {
             scenario_id: scenario.id.clone(),
             seed,
             generator: OrderGenerator::new(config.orders, config.order_interval_ms, seed),
-            faults: Prng::new(seed),
+            faults: FaultSource::Seeded(Prng::new(seed)),
             world: World::new(1),
             now_ms: 0,
             agenda,
@@ -643,14 +672,7 @@ impl Simulation {
             self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
             return self.finish(Phase::TimeLimit);
         }
-        let thresholds = AlertThresholds::of(&self.config);
-        self.recorder.metrics.sample_until(&self.world, at, &thresholds);
-        // The monitor's findings, at their sample times (bounded: three metrics a sample).
-        for (sample_at, alert) in self.recorder.metrics.take_alerts() {
-            self.now_ms = self.now_ms.max(sample_at);
-            self.ctx().emit(alert);
-        }
-        self.now_ms = self.now_ms.max(at);
+        self.advance_clock(at);
 
         if script_at == Some(at) {
             let step = self.script[self.script_cursor].clone();
@@ -665,6 +687,138 @@ impl Simulation {
             self.run_action(scheduled.action);
         }
         true
+    }
+
+    /// Moves time on to `at`, sampling the metrics on the way (the monitor's alerts are
+    /// emitted at their sample times; bounded: three metrics a sample).
+    fn advance_clock(&mut self, at: u64) {
+        let thresholds = AlertThresholds::of(&self.config);
+        self.recorder.metrics.sample_until(&self.world, at, &thresholds);
+        for (sample_at, alert) in self.recorder.metrics.take_alerts() {
+            self.now_ms = self.now_ms.max(sample_at);
+            self.ctx().emit(alert);
+        }
+        self.now_ms = self.now_ms.max(at);
+    }
+
+    /// The steps that may come next, for the exhaustive checker (`crate::check`): the next
+    /// input (a scripted or generated order) if it is due first, and every scheduled action
+    /// due no later than `window_ms` after the earliest thing due, in (time, scheduling)
+    /// order. A window of 0 permutes what is due at the same millisecond; a larger window
+    /// lets a latency come out up to that much shorter. `[Next]` when what comes next is not
+    /// a choice (settling, finishing); empty once the run is finished.
+    pub fn choices(&self, window_ms: u64) -> Vec<Choice> {
+        if self.phase.is_finished() {
+            return Vec::new();
+        }
+        if self.phase == Phase::Settling && self.is_quiet() {
+            return vec![Choice::Next];
+        }
+        let input_at =
+            self.script.get(self.script_cursor).map(|s| s.at_ms).into_iter().chain(self.generator.next_at()).min();
+        let agenda_at = self.agenda.peek_at();
+        let mut limit = u64::MAX;
+        if self.phase == Phase::Running && self.inputs_exhausted() {
+            let settle_at = self.settle_at_ms().max(self.now_ms);
+            if agenda_at.is_none_or(|at| at > settle_at) {
+                return vec![Choice::Next];
+            }
+            limit = settle_at;
+        }
+        let Some(earliest) = input_at.into_iter().chain(agenda_at).min() else { return vec![Choice::Next] };
+        let limit = limit.min(earliest.saturating_add(window_ms)).min(self.config.max_sim_time_ms);
+        let mut out = Vec::new();
+        if input_at == Some(earliest) {
+            out.push(Choice::Next);
+        }
+        out.extend(self.agenda.sorted().iter().take_while(|s| s.at_ms <= limit).map(|s| Choice::Action { seq: s.seq }));
+        if out.is_empty() {
+            out.push(Choice::Next);
+        }
+        out
+    }
+
+    /// Takes one of `choices`: `Next` is a plain `step`; an action runs now (or at its due
+    /// time, if later), even if another is due earlier (that one is then late). Returns false
+    /// once the run is finished.
+    pub fn fire(&mut self, choice: Choice) -> bool {
+        let Choice::Action { seq } = choice else { return self.step() };
+        if self.phase.is_finished() {
+            return false;
+        }
+        self.steps += 1;
+        let max_events = self.config.max_events.min(self.initial_config.max_events);
+        if self.recorder.next_seq >= max_events || self.steps > max_events.saturating_mul(8) {
+            return self.finish(Phase::EventLimit);
+        }
+        let Some(scheduled) = self.agenda.take(seq) else { return true };
+        if scheduled.at_ms > self.config.max_sim_time_ms {
+            self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
+            return self.finish(Phase::TimeLimit);
+        }
+        self.advance_clock(scheduled.at_ms);
+        self.run_action(scheduled.action);
+        true
+    }
+
+    /// All relays' timers fire at the same instant (before the first has fired), so the
+    /// exhaustive checker tries their scans in every order, not only relay 0 first.
+    pub fn put_relay_timers_in_phase(&mut self) {
+        let items = std::mem::take(&mut self.agenda.heap).into_vec();
+        let first = items.iter().filter(|s| matches!(s.action, Action::RelayScan { .. })).map(|s| s.at_ms).min();
+        self.agenda.heap = items
+            .into_iter()
+            .map(|mut s| {
+                if let (Action::RelayScan { .. }, Some(first)) = (&s.action, first) {
+                    s.at_ms = first;
+                }
+                s
+            })
+            .collect();
+    }
+
+    /// Replaces where fault draws come from, returning the old source (the checker answers
+    /// them from a script and reads back which faults a step could reach).
+    pub fn set_faults(&mut self, faults: FaultSource) -> FaultSource {
+        std::mem::replace(&mut self.faults, faults)
+    }
+
+    /// Violations found so far.
+    pub fn violations_total(&self) -> u64 {
+        self.recorder.checker.total
+    }
+
+    /// A 128-bit fingerprint of everything that decides what can happen next, for the
+    /// exhaustive checker to merge equal states reached by different paths: the world
+    /// without its counters, the agenda without insertion numbers, time, phase, the inputs
+    /// left, the config (settling changes it) and the invariant checker's memory (with event
+    /// numbers replaced by their order). Left out: the log, the metrics, the counters.
+    /// Built from the parts' `Debug` text: simple and complete rather than fast (about 10 µs).
+    pub fn state_key(&self) -> u128 {
+        use std::fmt::Write;
+        let w = &self.world;
+        let mut text = String::with_capacity(4_096);
+        let _ = write!(
+            text,
+            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|",
+            w.order_db,
+            w.relays,
+            w.broker,
+            w.consumer,
+            w.two_pc,
+            w.reconciler,
+            w.relay_crash_armed,
+            w.relay_pause_armed
+        );
+        let mut pending: Vec<String> = self.agenda.heap.iter().map(|s| format!("{}:{:?}", s.at_ms, s.action)).collect();
+        pending.sort_unstable();
+        let _ = write!(
+            text,
+            "{pending:?}|{}|{:?}|{}|{:?}|{}|{:?}|",
+            self.now_ms, self.phase, self.script_cursor, self.generator, self.last_input_at_ms, self.config
+        );
+        self.recorder.checker.write_canonical(&mut text);
+        fingerprint128(&text)
     }
 
     /// Steps until the run is finished (bounded by `max_events` and `max_sim_time_ms`).
@@ -918,6 +1072,17 @@ impl Simulation {
 }
 
 /// FNV-1a 64 of a text: a short, portable fingerprint for comparing traces across platforms.
+/// FNV-1a, 128 bits: state keys for the exhaustive checker (at millions of states a 64-bit
+/// key could merge two different states by accident).
+pub fn fingerprint128(text: &str) -> u128 {
+    let mut hash: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    for byte in text.bytes() {
+        hash ^= byte as u128;
+        hash = hash.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013B);
+    }
+    hash
+}
+
 pub fn fingerprint(text: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {

@@ -368,7 +368,7 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             out,
             Relay(*relay_id),
             Note,
-            "-- the scan's query runs until $ on the database's CPU (it blocks no INSERT)",
+            "-- the scan's query runs until $ (it blocks no INSERT)",
             &[T(*done_at_ms)],
         ),
         RelayLockWaited { relay_id, holder } => {

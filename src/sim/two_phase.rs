@@ -4,6 +4,7 @@
 //! it recovers. No MQ, no outbox: the order and the payment commit together, or not at all.
 
 use super::event::EventKind;
+use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::order_service::OrderRequest;
 use super::simulation::{Action, Ctx};
@@ -118,11 +119,11 @@ pub fn collect_votes(ctx: &mut Ctx<'_>, round: u64) {
     let (participants, duplicate) = (r.participants, ctx.world.order_db.order_id_of(&r.biz_key).is_some());
     for participant in 0..participants {
         // A participant that is down, or holds a conflicting row (a duplicate key), votes no.
-        let yes = !duplicate && !ctx.faults.chance_ppm(ctx.config.participant_fail_rate);
+        let yes = !duplicate && !ctx.faults.chance(FaultKind::ParticipantFail, ctx.config.participant_fail_rate);
         ctx.emit(EventKind::TwoPcVoted { round, participant, yes });
     }
     let all_yes = ctx.world.two_pc.open.get(&round).is_some_and(|r| r.no_votes == 0);
-    if all_yes && ctx.faults.chance_ppm(ctx.config.coordinator_crash_rate) {
+    if all_yes && ctx.faults.chance(FaultKind::CoordinatorCrash, ctx.config.coordinator_crash_rate) {
         let recover_at_ms = ctx.now_ms.saturating_add(ctx.config.coordinator_recovery_ms);
         ctx.emit(EventKind::TwoPcCoordinatorCrashed { round, recover_at_ms });
         return ctx.schedule(recover_at_ms, Action::TwoPcDecide { round });

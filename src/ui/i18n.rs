@@ -335,7 +335,7 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (true, true) => format!("跑堂 {relay_id} 开始翻第 {rack} 个票夹，要翻 {takes}"),
                 (true, false) => format!("中继 {relay_id} 开始扫描分片 {shard}：查询跑到 {until}（{takes}），不挡写入"),
                 (false, true) => format!("Runner {relay_id} starts going through rack {rack}; it will take {takes}"),
-                (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query runs until {until} ({takes}) and blocks no write"),
+                (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query runs until {until} ({takes}), blocking no write"),
             }
         }
         MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {
