@@ -6,12 +6,15 @@
 //! each step's fault draws are answered from a script, first all "no", then "yes" at each draw
 //! whose fault is allowed and not used yet on this path (at most one of each kind). States
 //! with equal [`Simulation::state_key`]s are explored once. The invariants are the core's own
-//! checker, after every event and when a run settles (no lost order, no double effect …).
+//! checker, after every event and when a run settles (no lost order, no double effect …), and
+//! at the end of every path: each committed order DONE with exactly one effect, or DEAD with
+//! at most one.
 //!
 //! Why our own breadth-first search and not `stateright`: see docs/model-checking-evaluation.md
 //! (shortest counterexamples by construction, deterministic numbers, no dependency, and the
 //! core runs once per transition).
 
+use crate::sim::config::Mode;
 use crate::sim::faults::{FaultKind, FaultSource, Scripted};
 use crate::sim::order_service::OrderRequest;
 use crate::sim::scenario::{Command, Scenario, ScriptStep};
@@ -176,6 +179,17 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
             let choices = sim.choices(spec.window_ms);
             if choices.is_empty() {
                 if sim.phase() == Phase::Settled {
+                    // At the end of every path: each committed order DONE with exactly one
+                    // effect, or DEAD with at most one.
+                    let inexact = crate::sim::checker::inexact_orders(sim.world());
+                    if sim.config().mode == Mode::Outbox && !inexact.is_empty() {
+                        let outcome = Outcome::Violation {
+                            kind: "inexact_at_settle".into(),
+                            detail: inexact.join("; "),
+                            path: path_to(&nodes, *id),
+                        };
+                        return Ok(report(outcome, transitions, &nodes, depth, settled));
+                    }
                     settled += 1;
                     continue;
                 }

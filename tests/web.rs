@@ -679,7 +679,10 @@ async fn the_words_say_what_the_run_does() {
     let started = sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayScanStarted { .. })).unwrap();
     m.scrub(started + 1).await;
     let line = m.current_line();
-    assert!(line.contains("the query takes") && !line.contains("rack 0"), "{line}");
+    assert!(
+        line.contains("the query runs until") && line.contains("blocking no write") && !line.contains("rack 0"),
+        "{line}"
+    );
     let scanned = sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayScanned { .. })).unwrap();
     m.scrub(scanned + 1).await;
     let line = m.current_line();

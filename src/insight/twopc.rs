@@ -2,7 +2,7 @@
 //!
 //! 1. The curve: the share of 2PC rounds that fail, 1 − pⁿ, for n = 2 … 50 participants each
 //!    up with probability p, with the failure share *measured* by simulating real rounds
-//!    (`two_phase::measured_failure_curve`, seeded by the lab's link) drawn over it as points,
+//!    (`analysis::measured_failure_curve`, seeded by the lab's link) drawn over it as points,
 //!    and the outbox's own exposure (only the local database must be up: 1 − p) beside it.
 //! 2. An animated 2PC round (the supervisor with a walkie-talkie = the coordinator), driven by a
 //!    tiny real 2PC run: with the crash on, the coordinator dies after the votes and the
@@ -23,11 +23,12 @@
 use super::chart::{Chart, Unit};
 use super::{duration, select, slider, toggle, Request};
 use crate::markup::Html;
+use crate::sim::analysis;
 use crate::sim::config::{Config, Mode};
 use crate::sim::event::{Event, EventKind};
 use crate::sim::order_service::OrderRequest;
 use crate::sim::scenario::{Command, Scenario, ScriptStep};
-use crate::sim::two_phase::{self, round_success_probability};
+use crate::sim::two_phase::round_success_probability;
 use crate::sim::Simulation;
 use crate::{html, html_write};
 
@@ -129,7 +130,7 @@ fn curve(req: &Request, v: &Params, seed: u64) -> Html {
         at.push(v.n);
         at.sort_unstable();
     }
-    let measured = two_phase::measured_failure_curve(v.fail_ppm, &at, v.rounds, seed);
+    let measured = analysis::measured_failure_curve(v.fail_ppm, &at, v.rounds, seed);
     let dots: Vec<(f64, f64)> =
         measured.iter().filter(|m| m.rounds > 0).map(|m| (m.participants as f64, m.measured_failure_rate)).collect();
     let outbox: Vec<(f64, f64)> = vec![(2.0, 1.0 - v.p), (50.0, 1.0 - v.p)];
@@ -164,7 +165,7 @@ fn curve(req: &Request, v: &Params, seed: u64) -> Html {
 }
 
 /// The curve at the chosen p and n: the formula, the simulated share, the outbox's.
-fn curve_readout(req: &Request, v: &Params, seed: u64, here: Option<&two_phase::CurvePoint>) -> Html {
+fn curve_readout(req: &Request, v: &Params, seed: u64, here: Option<&analysis::CurvePoint>) -> Html {
     let formula = pct(1.0 - round_success_probability(v.p, v.n));
     let (p, n, outbox) = (pct(v.p), v.n, pct(1.0 - v.p));
     let sim = match here {
@@ -987,7 +988,7 @@ mod tests {
     fn the_measured_points_follow_the_formula_for_a_fixed_seed() {
         let v = Params { p: 0.99, fail_ppm: 10_000, n: 10, crash: false, rounds: 1_000, replay: 0 };
         let at = [2, 5, 10, 20, 30, 40, 50];
-        let points = two_phase::measured_failure_curve(v.fail_ppm, &at, v.rounds, 7);
+        let points = analysis::measured_failure_curve(v.fail_ppm, &at, v.rounds, 7);
         assert_eq!(points.len(), at.len());
         for m in &points {
             let f = 1.0 - round_success_probability(v.p, m.participants);

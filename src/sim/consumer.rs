@@ -141,7 +141,7 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
         ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
     } else {
         // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
-        let amount_cents = super::order_service::payload_amount_cents(&message.payload).unwrap_or(0);
+        let amount_cents = super::payload::payload_amount_cents(&message.payload).unwrap_or(0);
         ctx.emit(EventKind::EffectApplied {
             delivery_id,
             msg_id,

@@ -12,10 +12,12 @@ pub mod broker;
 pub mod consumer;
 pub mod order_service;
 pub mod outbox_table;
+pub mod payload;
 pub mod reconciler;
 pub mod relay;
 pub mod two_phase;
 
+pub mod analysis;
 pub mod checker;
 pub mod metrics;
 pub mod scenario;

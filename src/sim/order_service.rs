@@ -236,7 +236,7 @@ impl OrderDb {
                     let _ = self.outbox.insert(OutboxRow {
                         id: msg_id,
                         shard: shard_of(&biz_key, *shards),
-                        payload: payload_json(&biz_key, 1_000),
+                        payload: super::payload::payload_json(&biz_key, 1_000),
                         biz_key,
                         status: Status::Done,
                         retry_count: 0,
@@ -323,32 +323,6 @@ impl OrderDb {
     }
 }
 
-/// The message row's payload, as JSON text: `{"amount_cents":9990,"biz_key":"A001","event":"order_created"}`.
-/// Written by hand (no JSON library on this hot path, nor in the browser bundle).
-pub fn payload_json(biz_key: &str, amount_cents: u64) -> String {
-    let mut out = String::with_capacity(64 + biz_key.len());
-    out.push_str("{\"amount_cents\":");
-    out.push_str(&amount_cents.to_string());
-    out.push_str(",\"biz_key\":\"");
-    for c in biz_key.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push_str("\",\"event\":\"order_created\"}");
-    out
-}
-
-/// Reads `amount_cents` back from a payload: the number after `"amount_cents":`, if any.
-pub fn payload_amount_cents(payload: &str) -> Option<u64> {
-    let rest = &payload[payload.find("\"amount_cents\":")? + "\"amount_cents\":".len()..];
-    let digits = rest.trim_start().split(|c: char| !c.is_ascii_digit()).next()?;
-    digits.parse().ok()
-}
-
 /// How long a query with `work_us` of CPU work takes on a database with `cores` cores while
 /// `running` queries (itself included) share them: processor sharing, as an operating system
 /// schedules PostgreSQL's backends. Up to `cores` queries each have a core; beyond that each
@@ -403,7 +377,7 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
     if fault == Some(TxFault::AfterOrderInsert) {
         return rollback(ctx, RollbackCause::Fault(TxFault::AfterOrderInsert));
     }
-    let payload = payload_json(&key, amount_cents);
+    let payload = super::payload::payload_json(&key, amount_cents);
 
     match mode {
         Mode::Outbox | Mode::TwoPc => {
@@ -492,17 +466,6 @@ mod tests {
     fn place(sim: &mut crate::sim::Simulation, key: &str, fault: Option<TxFault>, crash: bool) {
         let request = OrderRequest { biz_key: key.into(), amount_cents: 1_234, fault, crash };
         arrive(&mut sim.ctx(), request);
-    }
-
-    #[test]
-    fn the_payload_is_json_and_reads_back() {
-        let text = payload_json("A\"1\\x\n", 9_990);
-        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(value["biz_key"], "A\"1\\x\n");
-        assert_eq!(value["amount_cents"], 9_990);
-        assert_eq!(payload_amount_cents(&text), Some(9_990));
-        assert_eq!(payload_amount_cents("{}"), None);
-        assert_eq!(payload_json("A001", 9_990), r#"{"amount_cents":9990,"biz_key":"A001","event":"order_created"}"#);
     }
 
     #[test]

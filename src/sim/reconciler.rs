@@ -7,8 +7,8 @@ use super::broker;
 use super::config::Config;
 use super::event::{EventKind, GapKind};
 use super::id_map::SharedMap;
-use super::order_service::payload_json;
 use super::outbox_table::Status;
+use super::payload::payload_json;
 use super::simulation::{Action, Ctx};
 use super::world::World;
 

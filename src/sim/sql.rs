@@ -330,7 +330,7 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
                         &[N(db.next_order_id), Q(biz_key), N(tx.map_or(0, |t| t.amount_cents)), T(at)],
                     ) + ";",
                     Some(o) => {
-                        let payload = super::order_service::payload_json(biz_key, o.amount_cents);
+                        let payload = super::payload::payload_json(biz_key, o.amount_cents);
                         insert_message(&message_row(db.next_msg_id, 0, biz_key, &payload, at))
                     }
                 };

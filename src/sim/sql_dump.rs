@@ -9,8 +9,9 @@
 //! rows the run itself wrote plus a few lines per range).
 
 use super::config::Config;
-use super::order_service::{payload_json, OrderRow};
+use super::order_service::OrderRow;
 use super::outbox_table::OutboxRow;
+use super::payload::payload_json;
 use super::sql::{ddl, q as quoted, ts as timestamp};
 use super::world::World;
 use std::fmt::Write;

@@ -153,80 +153,9 @@ pub fn decide(ctx: &mut Ctx<'_>, round: u64) {
     }
 }
 
-/// One point of the 2PC chart: n participants, the share of rounds that failed when
-/// simulated, and the formula's prediction.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CurvePoint {
-    pub participants: u64,
-    pub rounds: u64,
-    pub measured_failure_rate: f64,
-    pub analytic_failure_rate: f64,
-}
-
-/// Simulates `rounds` 2PC rounds for each participant count (each participant down with
-/// `fail_ppm` parts per million) and pairs the measured failure share with 1 − (1 − f)ⁿ.
-/// Bounded: at most 64 points of at most 20,000 rounds each; n from 2 (a round has the
-/// order's database and the payment's) to 64.
-pub fn measured_failure_curve(fail_ppm: u32, participants: &[u64], rounds: u64, seed: u64) -> Vec<CurvePoint> {
-    let rounds = rounds.clamp(1, 20_000);
-    participants
-        .iter()
-        .take(64)
-        .map(|&n| {
-            let n = n.clamp(2, 64);
-            let config = super::config::Config {
-                mode: super::config::Mode::TwoPc,
-                participants: n,
-                participant_fail_rate: fail_ppm.min(1_000_000),
-                orders: rounds,
-                order_interval_ms: 100,
-                settle_after_ms: 0,
-                ..Default::default()
-            };
-            let scenario = super::scenario::Scenario {
-                id: "two-pc-curve".into(),
-                title_en: String::new(),
-                title_zh: String::new(),
-                config: config.clone(),
-                script: Vec::new(),
-            };
-            let s = match super::run(&scenario, config, seed) {
-                Ok(sim) => sim.summary().two_pc,
-                Err(_) => {
-                    return CurvePoint {
-                        participants: n,
-                        rounds: 0,
-                        measured_failure_rate: 0.0,
-                        analytic_failure_rate: 0.0,
-                    }
-                }
-            };
-            CurvePoint {
-                participants: n,
-                rounds: s.rounds,
-                measured_failure_rate: s.measured_failure_rate,
-                analytic_failure_rate: s.analytic_failure_rate,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_measured_curve_follows_the_formula() {
-        // 2,000 rounds per point: sd of a share near 0.4 is sqrt(0.24/2000) = 0.011; allow 4 sd.
-        let points = measured_failure_curve(50_000, &[2, 5, 10, 20], 2_000, 3);
-        assert_eq!(points.len(), 4);
-        for p in &points {
-            assert_eq!(p.rounds, 2_000);
-            assert!((p.measured_failure_rate - p.analytic_failure_rate).abs() < 0.044, "{p:?}");
-        }
-        assert!(points.windows(2).all(|w| w[0].analytic_failure_rate < w[1].analytic_failure_rate));
-        assert!((points[3].analytic_failure_rate - (1.0 - 0.95f64.powi(20))).abs() < 1e-12);
-    }
 
     #[test]
     fn the_curve_is_one_minus_p_to_the_n() {
