@@ -3,7 +3,7 @@
 //! `ack_timeout_ms` is delivered again, and now and then a copy is delivered twice.
 
 use super::consumer;
-use super::event::{DeliveryCause, EventKind, Injection};
+use super::event::{DeliveryCause, EventKind, Injection, PublishFailure};
 use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
@@ -84,9 +84,29 @@ impl BrokerState {
 }
 
 /// The broker took a message at `offset`: schedule its first delivery.
-pub fn accept(ctx: &mut Ctx<'_>, offset: u64) {
+/// A publisher asks whether the broker takes a message now: `Some(why)` if it is down or does
+/// not confirm this publish (a fault), `None` if it takes it (then the publisher calls
+/// [`publish`]).
+pub fn refuses(ctx: &mut Ctx<'_>) -> Option<PublishFailure> {
+    if ctx.world.broker.is_down(ctx.now_ms) {
+        Some(PublishFailure::BrokerDown)
+    } else if ctx.faults.chance(FaultKind::PublishFail, ctx.config.mq_fail_rate) {
+        Some(PublishFailure::NotConfirmed)
+    } else {
+        None
+    }
+}
+
+/// The broker takes a message: it gets the next offset, which `published` puts in the
+/// publisher's event, and its first delivery is scheduled. Returns the offset. The only way a
+/// message reaches the broker (relays, the wrong turns' direct sends, the reconciler), so no
+/// one else reads the broker's counters.
+pub fn publish(ctx: &mut Ctx<'_>, published: impl FnOnce(u64) -> EventKind) -> u64 {
+    let offset = ctx.world.broker.next_offset;
+    ctx.emit(published(offset));
     let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms);
     ctx.schedule(at, Action::Deliver { offset, cause: DeliveryCause::First });
+    offset
 }
 
 /// Hands a message to the consumer, unless the broker is down or nobody is listening, in

@@ -426,9 +426,8 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
 
 fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &str, payload: String) {
     let msg_id = ctx.world.order_db.next_msg_id;
-    let offset = ctx.world.broker.next_offset;
-    ctx.emit(EventKind::MessageSentDirectly { tx_id, msg_id, biz_key: key.to_string(), offset, payload });
-    broker::accept(ctx, offset);
+    let biz_key = key.to_string();
+    broker::publish(ctx, |offset| EventKind::MessageSentDirectly { tx_id, msg_id, biz_key, offset, payload });
 }
 
 /// The consumer's confirmation arrived: the row's loop is closed (SENT -> DONE). If a

@@ -61,9 +61,8 @@ pub fn run(ctx: &mut Ctx<'_>) {
     for gap in gaps {
         ctx.emit(EventKind::GapFound { gap: gap.kind, biz_key: gap.biz_key.clone() });
         let Some((msg_id, payload)) = gap.republish.filter(|_| ctx.config.reconcile_compensate) else { continue };
-        let offset = ctx.world.broker.next_offset;
-        ctx.emit(EventKind::GapCompensated { gap: gap.kind, biz_key: gap.biz_key, msg_id, offset, payload });
-        broker::accept(ctx, offset);
+        let (kind, biz_key) = (gap.kind, gap.biz_key);
+        broker::publish(ctx, |offset| EventKind::GapCompensated { gap: kind, biz_key, msg_id, offset, payload });
         compensated += 1;
     }
     ctx.emit(EventKind::ReconcileFinished { found, compensated });

@@ -10,7 +10,7 @@
 
 use super::broker;
 use super::config::{Config, LockMode};
-use super::event::{EventKind, PublishFailure};
+use super::event::EventKind;
 use super::faults::FaultKind;
 use super::outbox_table::Status;
 use super::simulation::{Action, Ctx};
@@ -382,24 +382,15 @@ fn send(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
     let Some(row) = ctx.world.order_db.outbox.get(msg_id).cloned() else {
         return finish_batch(ctx, relay_id);
     };
-    let failure = if ctx.world.broker.is_down(ctx.now_ms) {
-        Some(PublishFailure::BrokerDown)
-    } else if ctx.faults.chance(FaultKind::PublishFail, ctx.config.mq_fail_rate) {
-        Some(PublishFailure::NotConfirmed)
-    } else {
-        None
-    };
-    match failure {
+    match broker::refuses(ctx) {
         None => {
-            let offset = ctx.world.broker.next_offset;
-            ctx.emit(EventKind::MessagePublished {
+            broker::publish(ctx, |offset| EventKind::MessagePublished {
                 relay_id,
                 msg_id,
                 biz_key: row.biz_key.clone(),
                 offset,
                 payload: row.payload.clone(),
             });
-            broker::accept(ctx, offset);
             if ctx.world.relay_crash_armed || ctx.faults.chance(FaultKind::RelayCrash, ctx.config.relay_crash_rate) {
                 // Published, but the UPDATE … SET status = 'SENT' never happens.
                 let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.relay_restart_ms);
