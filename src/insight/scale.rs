@@ -1045,9 +1045,9 @@ fn fullscan_readout(req: &Request, p: &Params, config: &crate::sim::Config) -> H
         html!(
             "<p class=readout>表里已有 {} 行旧数据，每分钟扫描一次，每读一行用数据库 CPU {} µs，数据库 {} 个核，一笔下单事务 {} µs，{}（种子 {}）</p>",
             int(p.rows),
-            row_cost_us,
+            int(row_cost_us),
             cores,
-            write_us,
+            int(write_us),
             Html::lit(if p.index { "扫描<b>走索引</b>" } else { "扫描<b>不走索引</b>" }),
             req.link.seed
         )
@@ -1055,9 +1055,9 @@ fn fullscan_readout(req: &Request, p: &Params, config: &crate::sim::Config) -> H
         html!(
             "<p class=readout>{} old rows in the table, one scan a minute, {} µs of database CPU per row read, {} core(s), {} µs per order transaction, {} (seed {})</p>",
             int(p.rows),
-            row_cost_us,
+            int(row_cost_us),
             cores,
-            write_us,
+            int(write_us),
             Html::lit(if p.index { "the scan <b>uses the index</b>" } else { "<b>no index</b>: every scan reads the table" }),
             req.link.seed
         )
