@@ -38,10 +38,10 @@ fn each_safeguard_off_gives_its_shortest_counterexample() {
         // Two relays, no lock: both scan before either marks the row, both publish it.
         ("2", "none", &[], "concurrent_publish", 8),
         // No dedup check in the consumer: a duplicate delivery charges twice.
-        ("2", "for_update", &["idempotent=false"], "double_effect", 10),
+        ("2", "for_update", &["idempotent=false"], "double_effect", 12),
         // A claim's lease (1 s) shorter than a stall (2.5 s): a second relay claims and
         // publishes the row too — the lease hazard, with or without fencing.
-        ("2", "cas", &["claim_lease_ms=1000"], "lease_expired", 19),
+        ("2", "cas", &["claim_lease_ms=1000"], "lease_expired", 20),
     ];
     for (relays, lock, sets, expected, length) in cases {
         let s = spec(relays, lock, sets);

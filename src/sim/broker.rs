@@ -2,7 +2,6 @@
 //! unacked until the consumer acks one of its deliveries; a delivery not acked within
 //! `ack_timeout_ms` is delivered again, and now and then a copy is delivered twice.
 
-use super::consumer;
 use super::event::{DeliveryCause, EventKind, Injection, PublishFailure};
 use super::faults::FaultKind;
 use super::id_map::IdMap;
@@ -150,7 +149,8 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
         let at = ctx.now_ms.saturating_add(ctx.config.ack_timeout_ms);
         ctx.schedule(at, Action::AckTimeout { delivery_id });
     }
-    consumer::handle(ctx, delivery_id, &message);
+    // The consumer takes it in a step of its own, at the same time.
+    ctx.schedule(ctx.now_ms, Action::Consume { delivery_id, message: Box::new(message) });
 }
 
 /// No ack for this delivery within `ack_timeout_ms`: deliver the message again.

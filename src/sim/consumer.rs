@@ -133,6 +133,10 @@ impl ConsumerState {
 
 /// One delivery: the consumer's local transaction, then the ack.
 pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
+    // Delivered to a process that died since: the broker redelivers it after the ack timeout.
+    if ctx.world.consumer.down_until_ms.is_some() {
+        return;
+    }
     let biz_key = message.biz_key.clone();
     let msg_id = message.msg_id;
     let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key(&biz_key);

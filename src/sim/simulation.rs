@@ -64,6 +64,12 @@ pub enum Action {
         offset: u64,
         cause: DeliveryCause,
     },
+    /// The consumer takes a delivered message: a step of its own after the delivery, so a
+    /// crash (or anything else due then) can come between them.
+    Consume {
+        delivery_id: u64,
+        message: Box<Unacked>,
+    },
     DeliverCopy {
         offset: u64,
         message: Box<Unacked>,
@@ -948,6 +954,7 @@ impl Simulation {
             Action::TwoPcVotes { round } => two_phase::collect_votes(&mut ctx, round),
             Action::TwoPcDecide { round } => two_phase::decide(&mut ctx, round),
             Action::Deliver { offset, cause } => broker::deliver(&mut ctx, offset, cause, None),
+            Action::Consume { delivery_id, message } => consumer::handle(&mut ctx, delivery_id, &message),
             Action::DeliverCopy { offset, message } => {
                 broker::deliver(&mut ctx, offset, DeliveryCause::Duplicate, Some(message))
             }

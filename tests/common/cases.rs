@@ -25,7 +25,7 @@ pub const CASES: &[Case] = &[
             "consumer_crash_rate=0.1",
             "scan_interval_ms=20000",
         ],
-        fingerprint: 0xb88b_88a3_91f8_0a11,
+        fingerprint: 0x5a58_e40c_cc62_66b6,
     },
     Case {
         scenario: "two-relays-cas",
@@ -38,21 +38,21 @@ pub const CASES: &[Case] = &[
             "mq_fail_rate=0.1",
             "archive_after_ms=60000",
         ],
-        fingerprint: 0x39aa_9e02_6700_32a5,
+        fingerprint: 0xa9fa_98f5_f8ca_0ff1,
     },
     Case {
         scenario: "cas-lease-expires",
         seed: 9,
         sets: &["orders=60", "relays=3", "relay_pause_rate=0.2", "claim_lease_ms=2000", "fencing=true"],
-        fingerprint: 0xab47_4e16_837d_dc60,
+        fingerprint: 0x56a2_48fa_5851_102c,
     },
     Case {
         scenario: "two-relays-no-lock",
         seed: 6,
         sets: &["orders=60", "mq_duplicate_rate=0.2", "consumer_crash_rate=0.1"],
-        fingerprint: 0xdd65_87d5_00dc_0431,
+        fingerprint: 0x57d6_645d_6b9c_b4a7,
     },
-    Case { scenario: "reconcile-compensate", seed: 2, sets: &[], fingerprint: 0x0aad_76ba_d0b3_f5f0 },
+    Case { scenario: "reconcile-compensate", seed: 2, sets: &[], fingerprint: 0xeacc_8826_8e9c_0a14 },
     Case { scenario: "two-pc-n-nodes", seed: 4, sets: &["orders=100"], fingerprint: 0x511a_c6f7_deab_2168 },
     Case { scenario: "send-then-commit", seed: 8, sets: &[], fingerprint: 0xef34_3e79_7917_bed5 },
     Case {
@@ -102,7 +102,7 @@ pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x2e98_f41e_18a5_fa95),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
-        0xc2f1_4d9b_abf9_9fc5,
+        0x7a2c_812e_67a7_f8b9,
     ),
 ];
 
