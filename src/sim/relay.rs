@@ -601,27 +601,24 @@ mod tests {
 
     #[test]
     fn without_the_index_a_scan_examines_the_whole_shard() {
-        let mut sim = harness::sim(Config {
-            index: false,
-            scan_interval_ms: 1_000,
-            scan_row_cost_us: 1_000,
-            ..Config::default()
-        });
-        for n in 0..50 {
-            order(&mut sim, &format!("K{n}"));
-        }
+        let mut sim = fifty_rows_full_scan(Config::default());
         harness::advance_to(&mut sim, 1_000);
-        let started = sim.events().iter().find_map(|e| match e.kind {
-            EventKind::RelayScanStarted { done_at_ms, .. } => Some(done_at_ms - e.at_ms),
-            _ => None,
-        });
-        assert_eq!(started, Some(50), "50 rows at 1 ms each");
+        assert_eq!(scan_takes(&sim, 0), Some(50), "50 rows at 1 ms each");
         harness::advance_to(&mut sim, 1_100);
         let examined = sim.events().iter().find_map(|e| match e.kind {
             EventKind::RelayScanned { rows_examined, .. } => Some(rows_examined),
             _ => None,
         });
         assert_eq!(examined, Some(50));
+    }
+
+    /// 50 PENDING rows, scanned every second without the index at 1 ms a row (a 50 ms scan).
+    fn fifty_rows_full_scan(config: Config) -> crate::sim::Simulation {
+        let mut sim = harness::sim(Config { index: false, scan_interval_ms: 1_000, scan_row_cost_us: 1_000, ..config });
+        for n in 0..50 {
+            order(&mut sim, &format!("K{n}"));
+        }
+        sim
     }
 
     fn scan_takes(sim: &crate::sim::Simulation, relay: u32) -> Option<u64> {
@@ -636,18 +633,8 @@ mod tests {
         // Two relays scan 50 rows at 1 ms each, 1 ms apart. With two cores each has one;
         // with one core the second scan starts while the first runs and gets half of it.
         for (cores, second_ms) in [(2, 50), (1, 100)] {
-            let mut sim = harness::sim(Config {
-                index: false,
-                relays: 2,
-                lock: LockMode::SkipLocked,
-                db_cores: cores,
-                scan_interval_ms: 1_000,
-                scan_row_cost_us: 1_000,
-                ..Config::default()
-            });
-            for n in 0..50 {
-                order(&mut sim, &format!("K{n}"));
-            }
+            let config = Config { relays: 2, lock: LockMode::SkipLocked, db_cores: cores, ..Config::default() };
+            let mut sim = fifty_rows_full_scan(config);
             harness::advance_to(&mut sim, 1_001);
             assert_eq!((scan_takes(&sim, 0), scan_takes(&sim, 1)), (Some(50), Some(second_ms)), "cores {cores}");
         }
@@ -656,15 +643,7 @@ mod tests {
     #[test]
     fn a_long_scan_returns_what_was_due_when_it_started() {
         // The statement's snapshot: an order committed while the 50 ms scan runs is not in it.
-        let mut sim = harness::sim(Config {
-            index: false,
-            scan_interval_ms: 1_000,
-            scan_row_cost_us: 1_000,
-            ..Config::default()
-        });
-        for n in 0..50 {
-            order(&mut sim, &format!("K{n}"));
-        }
+        let mut sim = fifty_rows_full_scan(Config::default());
         harness::advance_to(&mut sim, 1_010);
         order(&mut sim, "LATE");
         assert!(sim.events().iter().any(|e| matches!(e.kind, EventKind::OrderCommitted { .. } if e.at_ms == 1_010)));

@@ -639,17 +639,25 @@ impl Simulation {
             && self.world.relays.iter().all(|r| r.batch.is_empty())
     }
 
-    /// Runs the earliest due thing. Returns false once the run is finished.
-    pub fn step(&mut self) -> bool {
+    /// Counts a step of an unfinished run; false if the run is finished, or is now, at its
+    /// event cap. The cap the run started with bounds it: a later `set max_events` may lower
+    /// it, never raise it (a link cannot lift the page's limit with an injection).
+    fn count_step(&mut self) -> bool {
         if self.phase.is_finished() {
             return false;
         }
         self.steps += 1;
-        // The cap the run started with bounds it: a later `set max_events` may lower it, never
-        // raise it (a link cannot lift the page's limit with an injection).
         let max_events = self.config.max_events.min(self.initial_config.max_events);
         if self.recorder.next_seq >= max_events || self.steps > max_events.saturating_mul(8) {
             return self.finish(Phase::EventLimit);
+        }
+        true
+    }
+
+    /// Runs the earliest due thing. Returns false once the run is finished.
+    pub fn step(&mut self) -> bool {
+        if !self.count_step() {
+            return false;
         }
         if self.phase == Phase::Settling && self.is_quiet() {
             return self.finish(Phase::Settled);
@@ -749,13 +757,8 @@ impl Simulation {
     /// once the run is finished.
     pub fn fire(&mut self, choice: Choice) -> bool {
         let Choice::Action { seq } = choice else { return self.step() };
-        if self.phase.is_finished() {
+        if !self.count_step() {
             return false;
-        }
-        self.steps += 1;
-        let max_events = self.config.max_events.min(self.initial_config.max_events);
-        if self.recorder.next_seq >= max_events || self.steps > max_events.saturating_mul(8) {
-            return self.finish(Phase::EventLimit);
         }
         let Some(scheduled) = self.agenda.take(seq) else { return true };
         if scheduled.at_ms > self.config.max_sim_time_ms {
