@@ -15,8 +15,9 @@
 //! core runs once per transition).
 
 use crate::sim::config::Mode;
-use crate::sim::faults::{FaultKind, FaultSource, Scripted};
+use crate::sim::faults::FaultKind;
 use crate::sim::order_service::OrderRequest;
+use crate::sim::path::take;
 use crate::sim::scenario::{Command, Scenario, ScriptStep};
 use crate::sim::simulation::Phase;
 use crate::sim::{Config, Event, Simulation};
@@ -30,18 +31,12 @@ pub struct Spec {
     /// Scheduled actions due within this much of the earliest may run first.
     pub window_ms: u64,
     /// The faults that may happen (bits of [`FaultKind::bit`]), each at most once per path.
-    pub faults: u8,
+    pub faults: u16,
     /// Stop, and say the check is incomplete, past this many distinct states.
     pub max_states: usize,
 }
 
-/// One step of a path: the `choice`-th of the state's [`Simulation::choices`], with the
-/// answers to its fault draws (`true`: the fault happens).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub choice: usize,
-    pub faults: Vec<bool>,
-}
+pub use crate::sim::path::{decode as decode_path, encode as encode_path, Step};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -62,19 +57,29 @@ pub struct Report {
     pub transitions: u64,
     pub distinct: u64,
     pub depth: u64,
-    /// Paths that settled.
+    /// Paths that settled, and those of them that ended with a DEAD message (each reported
+    /// by reconciliation, or the check would have failed).
     pub settled: u64,
+    pub settled_dead: u64,
     /// One of the longest paths explored (to see what makes a configuration deep).
     pub longest: Vec<Step>,
 }
 
-/// A small scenario for checking: `orders` orders, `gap_ms` apart, keys O1, O2 …
+/// A small scenario for checking: `orders` orders (1 to 9), `gap_ms` apart, keys O1, O2 …
+/// Its id, `check-N`, is what share links name (`crate::sim::scenario::find` knows `check-1` to
+/// `check-3`); its config is the default one, so a link spells out the check's settings
+/// ([`check_config`] stays out of the page's bundle).
 pub fn small_scenario(orders: u64, gap_ms: u64) -> Scenario {
-    let script = (0..orders.min(9))
+    // Names as constants, not formatted (this is in the page's bundle).
+    const KEYS: [&str; 9] = ["O1", "O2", "O3", "O4", "O5", "O6", "O7", "O8", "O9"];
+    const IDS: [&str; 9] =
+        ["check-1", "check-2", "check-3", "check-4", "check-5", "check-6", "check-7", "check-8", "check-9"];
+    let orders = orders.clamp(1, 9);
+    let script = (0..orders)
         .map(|n| ScriptStep {
             at_ms: n * gap_ms,
             command: Command::PlaceOrder(OrderRequest {
-                biz_key: format!("O{}", n + 1),
+                biz_key: KEYS[n as usize].into(),
                 amount_cents: 1_000 + n * 100,
                 fault: None,
                 crash: false,
@@ -82,7 +87,7 @@ pub fn small_scenario(orders: u64, gap_ms: u64) -> Scenario {
         })
         .collect();
     Scenario {
-        id: "check".into(),
+        id: IDS[orders as usize - 1].into(),
         title_en: "Exhaustive check".into(),
         title_zh: "穷举检查".into(),
         config: Config::default(),
@@ -93,7 +98,7 @@ pub fn small_scenario(orders: u64, gap_ms: u64) -> Scenario {
 /// The config of a check: short times so a run settles in a few steps, the generator off,
 /// and a non-zero rate for each allowed fault (the rate itself does not matter: the checker
 /// answers the draws), 0 for the others.
-pub fn check_config(faults: u8) -> Config {
+pub fn check_config(faults: u16) -> Config {
     let rate = |kind: FaultKind| if faults & kind.bit() != 0 { 500_000 } else { 0 };
     Config {
         orders: 0,
@@ -129,17 +134,6 @@ fn start(spec: &Spec) -> Result<Simulation, String> {
     Ok(sim)
 }
 
-/// Takes one step from `sim` with these fault answers; returns the faults the step could
-/// have hit (the draws it made, in order).
-fn take(sim: &mut Simulation, choice: crate::sim::simulation::Choice, answers: &[bool]) -> Vec<FaultKind> {
-    sim.set_faults(FaultSource::Scripted(Scripted { answers: answers.to_vec(), asked: Vec::new() }));
-    sim.fire(choice);
-    match sim.set_faults(FaultSource::Scripted(Scripted::default())) {
-        FaultSource::Scripted(s) => s.asked,
-        FaultSource::Seeded(_) => Vec::new(),
-    }
-}
-
 struct Node {
     parent: u32,
     step: Step,
@@ -163,14 +157,15 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
     seen.insert(start.state_key());
     // Node 0 is the start; every other node is a distinct state and the step that found it.
     let mut nodes = vec![Node { parent: 0, step: Step { choice: 0, faults: Vec::new() } }];
-    let mut frontier: Vec<(Simulation, u8, u32)> = vec![(start, 0, 0)];
-    let (mut transitions, mut settled, mut depth) = (0u64, 0u64, 0u64);
-    let report = |outcome, transitions, nodes: &Vec<Node>, depth, settled| Report {
+    let mut frontier: Vec<(Simulation, u16, u32)> = vec![(start, 0, 0)];
+    let (mut transitions, mut settled, mut depth, mut settled_dead) = (0u64, 0u64, 0u64, 0u64);
+    let report = |outcome, transitions, nodes: &Vec<Node>, depth, (settled, settled_dead)| Report {
         outcome,
         transitions,
         distinct: nodes.len() as u64,
         depth,
         settled,
+        settled_dead,
         longest: path_to(nodes, nodes.len() as u32 - 1),
     };
     while !frontier.is_empty() {
@@ -180,29 +175,33 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
             if choices.is_empty() {
                 if sim.phase() == Phase::Settled {
                     // At the end of every path: each committed order DONE with exactly one
-                    // effect, or DEAD with at most one.
-                    let inexact = crate::sim::checker::inexact_orders(sim.world());
+                    // effect, or DEAD with at most one and, with none, reported by
+                    // reconciliation.
+                    let inexact = settle_problems(sim);
                     if sim.config().mode == Mode::Outbox && !inexact.is_empty() {
                         let outcome = Outcome::Violation {
                             kind: "inexact_at_settle".into(),
                             detail: inexact.join("; "),
                             path: path_to(&nodes, *id),
                         };
-                        return Ok(report(outcome, transitions, &nodes, depth, settled));
+                        return Ok(report(outcome, transitions, &nodes, depth, (settled, settled_dead)));
                     }
                     settled += 1;
+                    if sim.world().order_db.outbox.count(crate::sim::outbox_table::Status::Dead) > 0 {
+                        settled_dead += 1;
+                    }
                     continue;
                 }
                 let outcome = Outcome::Unsettled { phase: sim.phase(), path: path_to(&nodes, *id) };
-                return Ok(report(outcome, transitions, &nodes, depth, settled));
+                return Ok(report(outcome, transitions, &nodes, depth, (settled, settled_dead)));
             }
-            for (index, &choice) in choices.iter().enumerate() {
+            for index in 0..choices.len() {
                 // Every answer script this step can meet: all "no", then "yes" at each draw
                 // of an allowed fault not used yet on this path (bounded: each fault once).
                 let mut scripts: Vec<Vec<bool>> = vec![Vec::new()];
                 while let Some(answers) = scripts.pop() {
                     let mut after = sim.clone();
-                    let asked = take(&mut after, choice, &answers);
+                    let asked = take(&mut after, spec.window_ms, index, &answers);
                     transitions += 1;
                     let mut now_used = *used;
                     for (kind, _) in asked.iter().zip(&answers).filter(|(_, yes)| **yes) {
@@ -226,7 +225,7 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
                             detail: v.map(|v| v.detail).unwrap_or_default(),
                             path,
                         };
-                        return Ok(report(outcome, transitions, &nodes, depth + 1, settled));
+                        return Ok(report(outcome, transitions, &nodes, depth + 1, (settled, settled_dead)));
                     }
                     let key = after.state_key() ^ u128::from(now_used);
                     if seen.insert(key) {
@@ -237,7 +236,7 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
                 }
             }
             if nodes.len() > spec.max_states {
-                return Ok(report(Outcome::Incomplete, transitions, &nodes, depth, settled));
+                return Ok(report(Outcome::Incomplete, transitions, &nodes, depth, (settled, settled_dead)));
             }
         }
         if !next.is_empty() {
@@ -245,7 +244,54 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
         }
         frontier = next;
     }
-    Ok(report(Outcome::Proved, transitions, &nodes, depth, settled))
+    Ok(report(Outcome::Proved, transitions, &nodes, depth, (settled, settled_dead)))
+}
+
+/// A share link (its query string) that replays `path` on the stage, with the cursor on the
+/// event where the violation shows (the last event, for one found when the run settled).
+/// None for a window above 0 ms: the page orders only what is due at the same millisecond.
+pub fn share_query(spec: &Spec, path: &[Step]) -> Option<String> {
+    use crate::link::{self, Lang, UrlState, Vocab};
+    if spec.window_ms != 0 {
+        return None;
+    }
+    let mut sim = start(spec).ok()?;
+    for (n, step) in path.iter().enumerate() {
+        crate::sim::path::follow(&mut sim, n + 1, step).ok()?;
+    }
+    let step = sim.violations().first().map_or(sim.events().len() as u64, |v| v.seq + 1);
+    let state = UrlState {
+        scenario: spec.scenario.id.clone(),
+        seed: 0,
+        step: Some(step),
+        lang: Lang::En,
+        vocab: Vocab::Tech,
+        config: link::config_diff(&spec.scenario.config, &spec.config),
+        path: encode_path(path),
+        ..UrlState::default()
+    };
+    Some(link::to_query(&state))
+}
+
+/// What is wrong with a settled run of the outbox: orders not DONE with exactly one effect or
+/// DEAD with at most one (see [`crate::sim::checker::inexact_orders`]), and DEAD orders with no
+/// effect that a reconciliation run after the grace period would not report as dead messages.
+pub fn settle_problems(sim: &Simulation) -> Vec<String> {
+    use crate::sim::event::GapKind;
+    use crate::sim::outbox_table::Status;
+    let world = sim.world();
+    let later_ms = sim.now_ms().saturating_add(sim.config().reconcile_grace_ms);
+    let gaps = crate::sim::reconciler::gaps(world, sim.config(), later_ms);
+    let reported = |key: &str| gaps.iter().any(|(kind, k)| *kind == GapKind::DeadMessage && k == key);
+    let mut problems = crate::sim::checker::inexact_orders(world);
+    for order in world.order_db.orders.values() {
+        let key = order.biz_key.as_str();
+        let dead = world.order_db.message_by_key(key).is_some_and(|r| r.status == Status::Dead);
+        if dead && !world.consumer.effects.contains_key(key) && !reported(key) {
+            problems.push(format!("{key}: DEAD and not reported by reconciliation"));
+        }
+    }
+    problems
 }
 
 /// Replays a path from the start with the log kept: after each step, the simulated time and
@@ -254,52 +300,14 @@ pub fn replay(spec: &Spec, path: &[Step]) -> Result<Vec<(u64, Vec<Event>)>, Stri
     let mut sim = start(spec)?;
     let mut out = Vec::new();
     for (n, step) in path.iter().enumerate() {
-        let choices = sim.choices(spec.window_ms);
-        let choice = *choices
-            .get(step.choice)
-            .ok_or_else(|| format!("step {}: choice {} of {} does not exist", n + 1, step.choice, choices.len()))?;
         let before = sim.events().len();
-        take(&mut sim, choice, &step.faults);
+        if sim.choice(spec.window_ms, step.choice).is_none() {
+            return Err(format!("step {}: choice {} does not exist here", n + 1, step.choice));
+        }
+        take(&mut sim, spec.window_ms, step.choice, &step.faults);
         out.push((sim.now_ms(), sim.events()[before..].to_vec()));
     }
     Ok(out)
-}
-
-/// A path as text: steps separated by '.', each its choice number and, if any fault
-/// draws were answered, '!' and one digit per draw (1: the fault happened): `0.0.1!01.0`.
-pub fn encode_path(path: &[Step]) -> String {
-    let step = |s: &Step| {
-        let mut t = s.choice.to_string();
-        if s.faults.iter().any(|f| *f) {
-            t.push('!');
-            t.extend(s.faults.iter().map(|f| if *f { '1' } else { '0' }));
-        }
-        t
-    };
-    path.iter().map(step).collect::<Vec<_>>().join(".")
-}
-
-/// The inverse of [`encode_path`], with a message naming the bad part.
-pub fn decode_path(text: &str) -> Result<Vec<Step>, String> {
-    if text.is_empty() {
-        return Ok(Vec::new());
-    }
-    text.split('.')
-        .take(100_000)
-        .map(|part| {
-            let (choice, faults) = part.split_once('!').unwrap_or((part, ""));
-            let choice = choice.parse().map_err(|_| format!("bad step '{part}' in path: expected N or N!0101"))?;
-            let faults = faults
-                .chars()
-                .map(|c| match c {
-                    '0' => Ok(false),
-                    '1' => Ok(true),
-                    _ => Err(format!("bad step '{part}' in path: fault answers are 0 or 1")),
-                })
-                .collect::<Result<_, _>>()?;
-            Ok(Step { choice, faults })
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -308,7 +316,7 @@ mod tests {
     use crate::sim::config::LockMode;
 
     fn spec(orders: u64, config: Config, faults: &[FaultKind]) -> Spec {
-        let bits = faults.iter().fold(0, |acc, k| acc | k.bit());
+        let bits = faults.iter().fold(0u16, |acc, k| acc | k.bit());
         let mut c = check_config(bits);
         c.relays = config.relays;
         c.lock = config.lock;
@@ -319,12 +327,23 @@ mod tests {
     }
 
     #[test]
-    fn paths_round_trip_as_text() {
-        let path = vec![Step { choice: 0, faults: vec![] }, Step { choice: 2, faults: vec![false, true] }];
-        assert_eq!(encode_path(&path), "0.2!01");
-        assert_eq!(decode_path("0.2!01"), Ok(path));
-        assert!(decode_path("0.x").unwrap_err().contains("bad step 'x'"));
-        assert!(decode_path("1!2").unwrap_err().contains("0 or 1"));
+    fn a_dead_message_must_be_one_reconciliation_reports() {
+        use crate::sim::event::EventKind;
+        use crate::sim::simulation::harness;
+        // Every publish fails and no retry is allowed: the row goes DEAD with no effect.
+        let config = Config { scan_interval_ms: 1_000, mq_fail_rate: 1_000_000, max_retries: 0, ..Config::default() };
+        let mut sim = harness::sim(config);
+        harness::order(&mut sim, "K0");
+        harness::advance_to(&mut sim, 10_000);
+        assert_eq!(sim.world().order_db.outbox.count(crate::sim::outbox_table::Status::Dead), 1);
+        assert_eq!(settle_problems(&sim), Vec::<String>::new(), "DEAD, no effect, and reported: exact");
+        // A copy of it still in the broker is in flight, and reconciliation does not report
+        // it: the check says so.
+        let payload = crate::sim::payload::payload_json("K0", 1_000);
+        let published =
+            EventKind::MessagePublished { relay_id: 0, msg_id: 0, biz_key: "K0".into(), offset: 0, payload };
+        sim.ctx().emit(published);
+        assert_eq!(settle_problems(&sim), vec!["K0: DEAD and not reported by reconciliation".to_string()]);
     }
 
     #[test]
@@ -348,9 +367,50 @@ mod tests {
         assert!(last.iter().any(|e| e.kind.name() == "EffectApplied"), "{last:?}");
         let mut sim = start(&s).unwrap();
         for step in path {
-            let choice = sim.choices(s.window_ms)[step.choice];
-            take(&mut sim, choice, &step.faults);
+            take(&mut sim, s.window_ms, step.choice, &step.faults);
         }
         assert!(sim.violations_total() > 0);
+    }
+
+    /// The page replays a path with `step_picking`; the checker's general step is `fire` on
+    /// one of `choices`. With a window of 0 they must be the same step: compared on every
+    /// state of a small check, every choice, same events and same state after.
+    #[test]
+    fn step_picking_is_firing_the_same_choice() {
+        use crate::sim::config::LockMode;
+        use crate::sim::simulation::Choice;
+        let (mut compared, mut seen) = (0, HashSet::new());
+        // The seeded fault draws (rates of 0.5) put faults on some of the paths.
+        let starts = [LockMode::None, LockMode::ForUpdate, LockMode::SkipLocked, LockMode::Cas].map(|lock| {
+            let s = spec(2, Config { relays: 2, lock, ..Config::default() }, &FaultKind::DELIVERY);
+            start(&s).unwrap()
+        });
+        let mut frontier = starts.to_vec();
+        while let Some(sim) = frontier.pop() {
+            if compared > 3_000 || !seen.insert(sim.state_key()) {
+                continue;
+            }
+            let choices = sim.choices(0);
+            for (k, &choice) in choices.iter().enumerate() {
+                let (mut fired, mut picked) = (sim.clone(), sim.clone());
+                let before = sim.events_emitted();
+                let went_on = match choice {
+                    Choice::Next => fired.step(),
+                    Choice::Action { .. } => fired.fire(choice),
+                };
+                assert_eq!(picked.step_picking(k), Ok(went_on));
+                assert_eq!(fired.events_emitted(), picked.events_emitted());
+                assert_eq!(fired.events()[before as usize..], picked.events()[before as usize..]);
+                assert_eq!(fired.state_key(), picked.state_key(), "choice {k} of {choices:?}");
+                compared += 1;
+                frontier.push(picked);
+            }
+            if !choices.is_empty() {
+                let mut past = sim.clone();
+                assert!(past.step_picking(choices.len()).is_err(), "one past the last choice does not exist");
+                assert_eq!(past.events_emitted(), sim.events_emitted(), "and nothing ran");
+            }
+        }
+        assert!(compared > 1_500, "{compared}");
     }
 }

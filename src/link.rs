@@ -72,6 +72,8 @@ pub struct UrlState {
     pub embed: bool,
     /// `panel=`: which panel an embedded lab shows (one of `PANELS`; the stage if none).
     pub panel: Option<&'static str>,
+    /// `path=`: a path the exhaustive checker printed, replayed first (`crate::sim::path`).
+    pub path: String,
 }
 
 impl Default for UrlState {
@@ -86,6 +88,7 @@ impl Default for UrlState {
             config: Vec::new(),
             embed: false,
             panel: None,
+            path: String::new(),
         }
     }
 }
@@ -132,6 +135,7 @@ impl UrlState {
     /// Gives `spec` this link's interventions and settings.
     pub fn apply(&self, spec: &mut RunSpec, notices: &mut Vec<String>) {
         spec.interventions = self.interventions.clone();
+        spec.path = self.path.clone();
         let script_end_ms = spec.scenario.script.last().map_or(0, |s| s.at_ms);
         for (k, v) in &self.config {
             let before = spec.config.clone();
@@ -195,7 +199,7 @@ pub const INSIGHT_PANELS: [&str; 5] = ["dashboard", "twopc", "lanes", "scale", "
 /// The scenario a link without (or with a bad) `scenario=` opens.
 pub const DEFAULT_SCENARIO: &str = "seed-demo";
 
-const KNOWN: [&str; 9] = ["scenario", "seed", "step", "lang", "view", "cfg", "x", "embed", "panel"];
+const KNOWN: [&str; 10] = ["scenario", "seed", "step", "lang", "view", "cfg", "x", "embed", "panel", "path"];
 
 /// Parses a query string (with or without the leading '?'). Returns the state and one
 /// notice per parameter that could not be used.
@@ -208,7 +212,7 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
         let v = decode(v);
         match k {
             "scenario" => {
-                if scenario::IDS.contains(&v.as_str()) {
+                if scenario::is_known(&v) {
                     s.scenario = v;
                 } else {
                     notices.push(format!(
@@ -264,6 +268,10 @@ pub fn parse(query: &str) -> (UrlState, Vec<String>) {
                     notices.push(format!("panel=\"{v}\": one of {all} (→ stage) / panel=\"{v}\"：可选 {all}（→ stage）"))
                 }
             },
+            "path" => match crate::sim::path::decode(&v) {
+                Ok(_) => s.path = v,
+                Err(e) => notices.push(format!("path=: {e} (→ none) / path=：路径有误，不回放")),
+            },
             _ => {
                 let all = KNOWN.join(", ");
                 notices.push(format!("\"{k}\": unknown parameter (known: {all}) / \"{k}\"：未知参数（可用：{all}）"))
@@ -297,6 +305,10 @@ pub fn to_query(s: &UrlState) -> String {
     if let Some(p) = s.panel {
         q.push_str("&panel=");
         q.push_str(p);
+    }
+    if !s.path.is_empty() {
+        q.push_str("&path=");
+        q.push_str(&s.path);
     }
     q
 }

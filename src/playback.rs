@@ -37,6 +37,9 @@ pub struct Player {
     sim: Simulation,
     interventions: Vec<Intervention>,
     next_intervention: usize,
+    /// The checker's path, taken first, one step per step (see `crate::sim::path`).
+    path: Vec<crate::sim::path::Step>,
+    next_path_step: usize,
     timeline: Timeline,
     keys: IdMap<String>,
     recorded: usize,
@@ -48,7 +51,11 @@ impl Player {
     pub fn new(spec: RunSpec) -> Result<Player, String> {
         let mut bounded = spec.config.clone();
         bounded.max_events = bounded.max_events.min(MAX_EVENTS_SHOWN);
-        let sim = Simulation::new(&spec.scenario, bounded, spec.seed).map_err(|e| e.to_string())?;
+        let mut sim = Simulation::new(&spec.scenario, bounded, spec.seed).map_err(|e| e.to_string())?;
+        let path = crate::sim::path::decode(&spec.path)?;
+        if !path.is_empty() {
+            sim.put_relay_timers_in_phase();
+        }
         let mut interventions = spec.interventions.clone();
         interventions.sort_by_key(|i| i.after_events);
         // The simulation's world starts with one relay; the others appear as they act.
@@ -58,6 +65,8 @@ impl Player {
             sim,
             interventions,
             next_intervention: 0,
+            path,
+            next_path_step: 0,
             timeline,
             keys: IdMap::default(),
             recorded: 0,
@@ -97,6 +106,12 @@ impl Player {
         let mut steps = 0;
         while !self.finished && self.events() < stop_at && steps < budget_events.max(1) {
             steps += 1;
+            if let Some(step) = self.path.get(self.next_path_step) {
+                self.next_path_step += 1;
+                crate::sim::path::follow(&mut self.sim, self.next_path_step, step)?;
+                self.record();
+                continue;
+            }
             match self.interventions.get(self.next_intervention) {
                 Some(i) if self.sim.events_emitted() >= i.after_events || self.sim.phase().is_finished() => {
                     let command = i.command.clone();
@@ -191,7 +206,13 @@ impl Run {
             script: Vec::new(),
         };
         Run {
-            spec: RunSpec { scenario, config: Config::default(), seed: 0, interventions: Vec::new() },
+            spec: RunSpec {
+                scenario,
+                config: Config::default(),
+                seed: 0,
+                interventions: Vec::new(),
+                path: String::new(),
+            },
             events: Vec::new(),
             timeline: Timeline::start(1, &Config::default()),
             violations: Vec::new(),

@@ -200,6 +200,12 @@ fn check_prints_a_shortest_counterexample_that_its_path_replays() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("VIOLATION concurrent_publish, shortest path 8 steps"), "{out}");
     assert!(out.contains("relays 0 and 1 both published message 0 (O1)"), "{out}");
+    // A link that replays this ordering on the stage (tests/check.rs plays it).
+    assert!(out.contains("on the stage: ?scenario=check-2&seed=0&step="), "{out}");
+    assert!(out.contains("&path=0.0.0.0.0.0.0.0"), "{out}");
+    let (code, _, err) = outbox_sim(&["check", "--orders", "12"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--orders 12: allowed 1 to 9"), "{err}");
     let path =
         out.lines().find_map(|l| l.split_once("--path ")).map(|(_, p)| p.trim().to_string()).expect("a replay line");
     let (code, replayed, _) =
@@ -212,5 +218,5 @@ fn check_prints_a_shortest_counterexample_that_its_path_replays() {
     assert!(proved.contains("PROVED for every ordering"), "{proved}");
     let (code, _, err) = outbox_sim(&["check", "--faults", "meteor"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown fault 'meteor'; allowed: relay_pause"), "{err}");
+    assert!(err.contains("unknown fault 'meteor'; allowed: all, delivery, none, or a list of relay_pause"), "{err}");
 }

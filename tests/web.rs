@@ -486,6 +486,7 @@ async fn a_share_link_restores_what_was_seen() {
         ],
         embed: false,
         panel: None,
+        path: String::new(),
     };
     let q = url_state::to_query(&s);
     let (back, notices) = url_state::parse(&q);

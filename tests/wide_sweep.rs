@@ -82,6 +82,7 @@ fn random_spec(seed: u64) -> RunSpec {
         config: c,
         seed,
         interventions: Vec::new(),
+        path: String::new(),
     };
     spec.scenario.script.clear();
     if r.chance_ppm(300_000) {

@@ -23,11 +23,16 @@ usage:
   outbox-sim frames <scenario> [--seed N] [--set key=value]...
                                            the page's frame model, timed natively: play,
                                            steps, jumps, snapshots (p50 / p95 / max)
-  outbox-sim check [--orders N] [--relays N] [--lock L] [--faults all|none|a,b] [--window-ms W]
+  outbox-sim check [--orders N] [--relays N] [--lock L] [--faults all|delivery|none|a,b]
+                   [--window-ms W]
                    [--set key=value]... [--max-states N] [--path P]
                                            every ordering and fault choice of a small run,
                                            breadth-first: PROVED, or a shortest violation;
-                                           --path replays one path step by step
+                                           --path replays one path step by step;
+                                           faults: relay_pause, publish_fail, relay_crash,
+                                           duplicate, consumer_crash (delivery), tx_fail,
+                                           order_crash, outage, participant_fail,
+                                           coordinator_crash, each at most once per path
   outbox-sim help";
 
 fn main() -> ExitCode {
@@ -378,7 +383,7 @@ fn frames(args: &[String]) -> Result<(), String> {
     };
     let scenario = scenario::find(id)?;
     let config = configure(&scenario.config, &o.sets)?;
-    let spec = RunSpec { scenario, config, seed: o.seed, interventions: Vec::new() };
+    let spec = RunSpec { scenario, config, seed: o.seed, interventions: Vec::new(), path: String::new() };
     let started = Instant::now();
     let run = Run::play(spec)?;
     let play_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -434,7 +439,12 @@ fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
         let value = args.get(i + 1).cloned().ok_or_else(|| format!("option {flag} needs a value"))?;
         let number = |what: &str| value.parse::<u64>().map_err(|_| format!("{what} '{value}' is not a whole number"));
         match flag {
-            "--orders" => orders = number("--orders")?.clamp(1, 9),
+            "--orders" => {
+                orders = number("--orders")?;
+                if !(1..=9).contains(&orders) {
+                    return Err(format!("--orders {orders}: allowed 1 to 9 (the state space grows fast: 3 is already large)"));
+                }
+            }
             "--relays" => relays = value.clone(),
             "--lock" => lock = value.clone(),
             "--faults" => faults = value.clone(),
@@ -450,13 +460,7 @@ fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
         }
         i += 2;
     }
-    let fault_bits = match faults.as_str() {
-        "all" => FaultKind::ALL.iter().fold(0, |acc, k| acc | k.bit()),
-        "none" => 0,
-        list => {
-            list.split(',').map(|name| FaultKind::parse(name.trim())).try_fold(0, |acc, k| k.map(|k| acc | k.bit()))?
-        }
-    };
+    let fault_bits = FaultKind::parse_set(&faults)?;
     let mut config = check::check_config(fault_bits);
     config.set("relays", &relays).map_err(|e| e.to_string())?;
     config.set("lock", &lock).map_err(|e| e.to_string())?;
@@ -483,8 +487,8 @@ fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
     let report = check::check(&spec)?;
     let secs = started.elapsed().as_secs_f64();
     let numbers = format!(
-        "transitions {}  distinct {}  depth {}  settled paths {}  {secs:.1} s",
-        report.transitions, report.distinct, report.depth, report.settled
+        "transitions {}  distinct {}  depth {}  settled paths {} ({} with a DEAD message, reported by reconciliation)  {secs:.1} s",
+        report.transitions, report.distinct, report.depth, report.settled, report.settled_dead
     );
     match &report.outcome {
         Outcome::Proved => {
@@ -509,6 +513,10 @@ fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
                 again.push_str(&format!(" --set {pair}"));
             }
             outln!(out, "  replay: {again} --path {}", check::encode_path(path));
+            match check::share_query(&spec, path) {
+                Some(query) => outln!(out, "  on the stage: {query}"),
+                None => outln!(out, "  (no stage link: the page replays paths checked with --window-ms 0)"),
+            }
         }
     }
     Ok(())
@@ -533,8 +541,11 @@ fn print_steps(out: &mut String, steps: &[(u64, Vec<outbox_lab::sim::Event>)]) {
                 format!("{} {}", e.kind.name(), fields.join(" "))
             })
             .collect();
-        let said =
-            if said.is_empty() { "(nothing happens: a relay's tick while it is busy)".into() } else { said.join("; ") };
+        let said = if said.is_empty() {
+            "(no event: a relay's tick while it is busy, or the run settling)".into()
+        } else {
+            said.join("; ")
+        };
         outln!(out, "  {:>3}. [{now_ms} ms] {said}", n + 1);
     }
 }

@@ -182,6 +182,7 @@ impl Request {
             config,
             embed: false,
             panel: None,
+            path: String::new(),
             ..self.link.clone()
         })
     }

@@ -87,6 +87,10 @@ impl BrokerState {
 /// not confirm this publish (a fault), `None` if it takes it (then the publisher calls
 /// [`publish`]).
 pub fn refuses(ctx: &mut Ctx<'_>) -> Option<PublishFailure> {
+    if !ctx.world.broker.is_down(ctx.now_ms) && ctx.faults.placed(FaultKind::BrokerOutage) {
+        // The checker starts an outage here (a seeded run's outages are scheduled).
+        outage_start(ctx, super::faults::PLACED_OUTAGE_MS);
+    }
     if ctx.world.broker.is_down(ctx.now_ms) {
         Some(PublishFailure::BrokerDown)
     } else if ctx.faults.chance(FaultKind::PublishFail, ctx.config.mq_fail_rate) {

@@ -20,6 +20,7 @@ pub mod two_phase;
 pub mod analysis;
 pub mod checker;
 pub mod metrics;
+pub mod path;
 pub mod scenario;
 pub mod simulation;
 pub mod sql;

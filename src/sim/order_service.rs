@@ -5,6 +5,7 @@
 use super::broker;
 use super::config::Mode;
 use super::event::{EventKind, RollbackCause, TxFault};
+use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
 use super::simulation::{Action, Ctx};
@@ -361,7 +362,6 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
     let tx_id = ctx.world.order_db.next_tx_id;
     let key = request.biz_key.clone();
     let amount_cents = request.amount_cents;
-    let fault = request.fault;
     ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents, write_ms, scans_running });
 
     let rollback = |ctx: &mut Ctx<'_>, cause| {
@@ -374,7 +374,7 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
     }
     let order_id = ctx.world.order_db.next_order_id;
     ctx.emit(EventKind::OrderInserted { tx_id, order_id, biz_key: key.clone(), amount_cents });
-    if fault == Some(TxFault::AfterOrderInsert) {
+    if fails_at(ctx, request, TxFault::AfterOrderInsert).is_some() {
         return rollback(ctx, RollbackCause::Fault(TxFault::AfterOrderInsert));
     }
     let payload = super::payload::payload_json(&key, amount_cents);
@@ -388,11 +388,11 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
             let msg_id = ctx.world.order_db.next_msg_id;
             let shard = shard_of(&key, ctx.config.shards);
             ctx.emit(EventKind::MessageInserted { tx_id, msg_id, biz_key: key.clone(), payload, shard });
-            if let Some(f @ (TxFault::AfterMessageInsert | TxFault::AtCommit)) = fault {
+            if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
                 return rollback(ctx, RollbackCause::Fault(f));
             }
             ctx.emit(EventKind::OrderCommitted { tx_id, order_id, msg_id, biz_key: key.clone() });
-            if request.crash {
+            if crashes(ctx, request) {
                 // Harmless: the message is already safe in the table.
                 ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
             }
@@ -400,21 +400,21 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
         Mode::SendThenCommit => {
             // The MQ hears about the order before the database has it.
             send_directly(ctx, tx_id, &key, payload);
-            if let Some(f @ (TxFault::AfterMessageInsert | TxFault::AtCommit)) = fault {
+            if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
                 return rollback(ctx, RollbackCause::Fault(f));
             }
-            if request.crash {
+            if crashes(ctx, request) {
                 ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: false });
                 return rollback(ctx, RollbackCause::ProcessCrashed);
             }
             ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
         }
         Mode::CommitThenSend => {
-            if let Some(f @ (TxFault::AfterMessageInsert | TxFault::AtCommit)) = fault {
+            if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
                 return rollback(ctx, RollbackCause::Fault(f));
             }
             ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
-            if request.crash {
+            if crashes(ctx, request) {
                 // Committed, and the message that was to follow is gone with the process.
                 ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
                 return;
@@ -422,6 +422,24 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
             send_directly(ctx, tx_id, &key, payload);
         }
     }
+}
+
+/// Whether the transaction fails at `point` (AfterOrderInsert, or anywhere from the message
+/// insert to COMMIT): as the request says, or, for a request with no fault of its own, as the
+/// checker places it (a seeded run decided when it generated the order).
+fn fails_at(ctx: &mut Ctx<'_>, request: &OrderRequest, point: TxFault) -> Option<TxFault> {
+    let late = |f: TxFault| matches!(f, TxFault::AfterMessageInsert | TxFault::AtCommit);
+    match request.fault {
+        Some(f) if f == point || (late(f) && late(point)) => Some(f),
+        Some(_) => None,
+        None => ctx.faults.placed(FaultKind::TxFail).then_some(point),
+    }
+}
+
+/// Whether the order service dies right after its database work: as the request says, or as
+/// the checker places it.
+fn crashes(ctx: &mut Ctx<'_>, request: &OrderRequest) -> bool {
+    request.crash || ctx.faults.placed(FaultKind::OrderCrash)
 }
 
 fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &str, payload: String) {

@@ -145,7 +145,21 @@ fn payments(count: u64) -> Vec<ScriptStep> {
 }
 
 /// A built-in scenario by id, or an error naming the id and the allowed ones.
+/// `check-1` to `check-3`: the exhaustive checker's small runs (`outbox-sim check`), which its
+/// share links name; not in the picker.
+fn check_orders(id: &str) -> Option<u64> {
+    id.strip_prefix("check-").and_then(|n| n.parse().ok()).filter(|n| (1..=3).contains(n))
+}
+
+/// Whether `id` names a scenario: a built-in one or a checker's small run.
+pub fn is_known(id: &str) -> bool {
+    IDS.contains(&id) || check_orders(id).is_some()
+}
+
 pub fn find(id: &str) -> Result<Scenario, String> {
+    if let Some(orders) = check_orders(id) {
+        return Ok(crate::check::small_scenario(orders, 1_000));
+    }
     all()
         .into_iter()
         .find(|s| s.id == id)
@@ -448,6 +462,10 @@ pub struct RunSpec {
     pub seed: u64,
     #[serde(default)]
     pub interventions: Vec<Intervention>,
+    /// A path the exhaustive checker printed (`crate::sim::path`), replayed before anything
+    /// else: which action each step took and which faults it met. Empty for a seeded run.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
 }
 
 /// The `format` tag of an exported run file.
@@ -513,6 +531,7 @@ impl RunSpec {
                 self.scenario.script.len()
             ));
         }
+        super::path::decode(&self.path)?;
         if self.interventions.len() > MAX_INTERVENTIONS {
             return Err(format!("{} interventions; at most {MAX_INTERVENTIONS} are allowed", self.interventions.len()));
         }
@@ -560,19 +579,35 @@ impl RunSpec {
     pub fn builtin(id: &str, seed: u64) -> Result<RunSpec, String> {
         let scenario = find(id)?;
         let config = scenario.config.clone();
-        Ok(RunSpec { scenario, config, seed, interventions: Vec::new() })
+        Ok(RunSpec { scenario, config, seed, interventions: Vec::new(), path: String::new() })
     }
 
-    /// Plays the run to its end: the script, then each intervention at its place in the log.
-    pub fn play(&self) -> Result<super::Simulation, super::config::ConfigError> {
-        let mut sim = super::Simulation::new(&self.scenario, self.config.clone(), self.seed)?;
+    /// Plays the run to its end: the path (if any), the script, then each intervention at its
+    /// place in the log.
+    pub fn play(&self) -> Result<super::Simulation, String> {
+        let mut sim =
+            super::Simulation::new(&self.scenario, self.config.clone(), self.seed).map_err(|e| e.to_string())?;
+        self.follow_path(&mut sim)?;
         let mut interventions = self.interventions.clone();
         interventions.sort_by_key(|i| i.after_events);
         for intervention in interventions {
             sim.run_until_events(intervention.after_events);
-            sim.inject(intervention.command)?;
+            sim.inject(intervention.command).map_err(|e| e.to_string())?;
         }
         sim.run_to_end();
         Ok(sim)
+    }
+
+    /// Takes the spec's path from the start (relay timers in phase, as the checker starts);
+    /// after it, the run meets no faults (the path's draws were all there was to answer).
+    pub fn follow_path(&self, sim: &mut super::Simulation) -> Result<(), String> {
+        if self.path.is_empty() {
+            return Ok(());
+        }
+        sim.put_relay_timers_in_phase();
+        for (n, step) in super::path::decode(&self.path)?.iter().enumerate() {
+            super::path::follow(sim, n + 1, step)?;
+        }
+        Ok(())
     }
 }

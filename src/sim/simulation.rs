@@ -166,11 +166,21 @@ impl Agenda {
         self.heap.is_empty()
     }
 
-    /// Pending actions in (time, scheduling) order.
-    fn sorted(&self) -> Vec<&Scheduled> {
-        let mut items: Vec<&Scheduled> = self.heap.iter().collect();
-        items.sort_by_key(|s| (s.at_ms, s.seq));
-        items
+    /// Takes out the `rank`-th action due at `at` (in scheduling order), if there is one;
+    /// the ones before it go back (a path step's choice: bounded by `rank`).
+    fn take_due(&mut self, at: u64, rank: usize) -> Option<Scheduled> {
+        let mut before = Vec::new();
+        while before.len() < rank {
+            match self.heap.peek() {
+                Some(s) if s.at_ms == at => before.extend(self.heap.pop()),
+                _ => break,
+            }
+        }
+        let taken = if before.len() == rank && self.peek_at() == Some(at) { self.pop() } else { None };
+        for s in before {
+            self.heap.push(s);
+        }
+        taken
     }
 
     /// Removes one pending action (the checker's choice), wherever it is in the queue.
@@ -656,11 +666,27 @@ impl Simulation {
 
     /// Runs the earliest due thing. Returns false once the run is finished.
     pub fn step(&mut self) -> bool {
+        self.step_picking(0).unwrap_or(false)
+    }
+
+    /// [`Simulation::step`], taking the `pick`-th of what is due at the earliest time instead
+    /// of the first: the next input (if it is due then) counts first, then the scheduled
+    /// actions due then, in scheduling order — the order of [`Simulation::choices`] with a
+    /// window of 0 ms. A path (`crate::sim::path`) replays with this on the page and in the
+    /// checker. An error if there is no such choice (then nothing was run).
+    pub fn step_picking(&mut self, pick: usize) -> Result<bool, &'static str> {
+        const NO_SUCH_CHOICE: &str = "no such choice here";
+        // What is not a choice (finishing, settling) is pick 0 only.
+        let only_first = |pick: usize| if pick == 0 { Ok(()) } else { Err(NO_SUCH_CHOICE) };
+        if self.phase.is_finished() {
+            only_first(pick)?;
+        }
         if !self.count_step() {
-            return false;
+            return Ok(false);
         }
         if self.phase == Phase::Settling && self.is_quiet() {
-            return self.finish(Phase::Settled);
+            only_first(pick)?;
+            return Ok(self.finish(Phase::Settled));
         }
 
         let script_at = self.script.get(self.script_cursor).map(|s| s.at_ms);
@@ -670,9 +696,10 @@ impl Simulation {
         if self.phase == Phase::Running && self.inputs_exhausted() {
             let settle_at = self.settle_at_ms().max(self.now_ms);
             if agenda_at.is_none_or(|at| at > settle_at) {
+                only_first(pick)?;
                 self.now_ms = settle_at;
                 self.start_settling();
-                return true;
+                return Ok(true);
             }
         }
 
@@ -680,15 +707,27 @@ impl Simulation {
         let candidates = [script_at, order_at, agenda_at];
         let Some(at) = candidates.iter().flatten().copied().min() else {
             // Nothing at all left to happen.
-            return self.finish(if self.is_quiet() { Phase::Settled } else { Phase::TimeLimit });
+            only_first(pick)?;
+            return Ok(self.finish(if self.is_quiet() { Phase::Settled } else { Phase::TimeLimit }));
         };
         if at > self.config.max_sim_time_ms {
+            only_first(pick)?;
             self.now_ms = self.now_ms.max(self.config.max_sim_time_ms);
-            return self.finish(Phase::TimeLimit);
+            return Ok(self.finish(Phase::TimeLimit));
         }
+        let input_due = script_at == Some(at) || order_at == Some(at);
+        // The scheduled action to run, if not the input: the pick-th due now (after the input).
+        let action = match (input_due, pick) {
+            (true, 0) => None,
+            (true, _) => Some(self.agenda.take_due(at, pick - 1).ok_or(NO_SUCH_CHOICE)?),
+            (false, 0) => self.agenda.pop(),
+            (false, _) => Some(self.agenda.take_due(at, pick).ok_or(NO_SUCH_CHOICE)?),
+        };
         self.advance_clock(at);
 
-        if script_at == Some(at) {
+        if let Some(scheduled) = action {
+            self.run_action(scheduled.action);
+        } else if script_at == Some(at) {
             let step = self.script[self.script_cursor].clone();
             self.script_cursor += 1;
             self.last_input_at_ms = at;
@@ -697,10 +736,8 @@ impl Simulation {
             let request = self.generator.take(&self.config);
             self.last_input_at_ms = at;
             order_service::arrive(&mut self.ctx(), request);
-        } else if let Some(scheduled) = self.agenda.pop() {
-            self.run_action(scheduled.action);
         }
-        true
+        Ok(true)
     }
 
     /// Moves time on to `at`, sampling the metrics on the way (the monitor's alerts are
@@ -722,11 +759,51 @@ impl Simulation {
     /// lets a latency come out up to that much shorter. `[Next]` when what comes next is not
     /// a choice (settling, finishing); empty once the run is finished.
     pub fn choices(&self, window_ms: u64) -> Vec<Choice> {
+        (0..).map_while(|i| self.choice(window_ms, i)).collect()
+    }
+
+    /// The `index`-th of [`Simulation::choices`], if there is one (a path step replays with
+    /// this: it finds one choice without sorting the agenda, so the page carries no sort).
+    pub fn choice(&self, window_ms: u64, index: usize) -> Option<Choice> {
         if self.phase.is_finished() {
-            return Vec::new();
+            return None;
         }
+        let Some((input_first, limit)) = self.choice_window(window_ms) else {
+            return (index == 0).then_some(Choice::Next);
+        };
+        let mut rank = index;
+        if input_first {
+            if rank == 0 {
+                return Some(Choice::Next);
+            }
+            rank -= 1;
+        }
+        // The rank-th scheduled action due by `limit`, in (time, scheduling) order, by
+        // selection: each round takes the least one after the last (bounded by `index`).
+        let mut last: Option<(u64, u64)> = None;
+        for round in 0..=rank {
+            let next = self
+                .agenda
+                .heap
+                .iter()
+                .map(|s| (s.at_ms, s.seq))
+                .filter(|&k| k.0 <= limit && last.is_none_or(|l| k > l))
+                .min();
+            match next {
+                Some(k) => last = Some(k),
+                // Nothing scheduled is due within the window: the next input, or `step`.
+                None => return (round == 0 && index == 0).then_some(Choice::Next),
+            }
+        }
+        last.map(|(_, seq)| Choice::Action { seq })
+    }
+
+    /// Where the choices come from: None when the only next step is `Next` (settling,
+    /// finishing); else whether the next input is due first, and the latest due time of a
+    /// scheduled action that is a choice.
+    fn choice_window(&self, window_ms: u64) -> Option<(bool, u64)> {
         if self.phase == Phase::Settling && self.is_quiet() {
-            return vec![Choice::Next];
+            return None;
         }
         let input_at =
             self.script.get(self.script_cursor).map(|s| s.at_ms).into_iter().chain(self.generator.next_at()).min();
@@ -735,21 +812,13 @@ impl Simulation {
         if self.phase == Phase::Running && self.inputs_exhausted() {
             let settle_at = self.settle_at_ms().max(self.now_ms);
             if agenda_at.is_none_or(|at| at > settle_at) {
-                return vec![Choice::Next];
+                return None;
             }
             limit = settle_at;
         }
-        let Some(earliest) = input_at.into_iter().chain(agenda_at).min() else { return vec![Choice::Next] };
+        let earliest = input_at.into_iter().chain(agenda_at).min()?;
         let limit = limit.min(earliest.saturating_add(window_ms)).min(self.config.max_sim_time_ms);
-        let mut out = Vec::new();
-        if input_at == Some(earliest) {
-            out.push(Choice::Next);
-        }
-        out.extend(self.agenda.sorted().iter().take_while(|s| s.at_ms <= limit).map(|s| Choice::Action { seq: s.seq }));
-        if out.is_empty() {
-            out.push(Choice::Next);
-        }
-        out
+        Some((input_at == Some(earliest), limit))
     }
 
     /// Takes one of `choices`: `Next` is a plain `step`; an action runs now (or at its due
@@ -775,15 +844,13 @@ impl Simulation {
     pub fn put_relay_timers_in_phase(&mut self) {
         let items = std::mem::take(&mut self.agenda.heap).into_vec();
         let first = items.iter().filter(|s| matches!(s.action, Action::RelayScan { .. })).map(|s| s.at_ms).min();
-        self.agenda.heap = items
-            .into_iter()
-            .map(|mut s| {
-                if let (Action::RelayScan { .. }, Some(first)) = (&s.action, first) {
-                    s.at_ms = first;
-                }
-                s
-            })
-            .collect();
+        // Pushed back one by one (the page's bundle has the heap's push, not its rebuild).
+        for mut s in items {
+            if let (Action::RelayScan { .. }, Some(first)) = (&s.action, first) {
+                s.at_ms = first;
+            }
+            self.agenda.heap.push(s);
+        }
     }
 
     /// Replaces where fault draws come from, returning the old source (the checker answers

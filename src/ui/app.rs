@@ -292,6 +292,7 @@ impl Lab {
             config: url_state::config_diff(&r.spec.scenario.config, &r.spec.config),
             embed: self.embed,
             panel: self.panel,
+            path: r.spec.path.clone(),
         })
     }
 }
