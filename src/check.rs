@@ -247,6 +247,29 @@ pub fn check(spec: &Spec) -> Result<Report, String> {
     Ok(report(Outcome::Proved, transitions, &nodes, depth, (settled, settled_dead)))
 }
 
+/// One step's events in a line: each its name and fields (not the payload), `; ` between;
+/// a step with none says why.
+pub fn describe_step(events: &[Event]) -> String {
+    let said: Vec<String> = events
+        .iter()
+        .map(|e| {
+            let json = serde_json::to_value(&e.kind).unwrap_or_default();
+            let fields: Vec<String> = json
+                .as_object()
+                .map(|o| {
+                    o.iter().filter(|(k, _)| *k != "kind" && *k != "payload").map(|(k, v)| format!("{k}={v}")).collect()
+                })
+                .unwrap_or_default();
+            format!("{} {}", e.kind.name(), fields.join(" "))
+        })
+        .collect();
+    if said.is_empty() {
+        "(no event: a relay's tick while it is busy, or the run settling)".into()
+    } else {
+        said.join("; ")
+    }
+}
+
 /// A share link (its query string) that replays `path` on the stage, with the cursor on the
 /// event where the violation shows (the last event, for one found when the run settled).
 /// None for a window above 0 ms: the page orders only what is due at the same millisecond.

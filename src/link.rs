@@ -95,8 +95,21 @@ impl Default for UrlState {
 
 /// What `panel=` may name: the stage, the event log, the SQL, the checks, the message table,
 /// break-it-on-purpose, the lessons (under the stage), or one of the insight views.
-pub const PANELS: [&str; 12] =
-    ["stage", "log", "sql", "checks", "table", "break", "lessons", "dashboard", "twopc", "lanes", "scale", "reconcile"];
+pub const PANELS: [&str; 13] = [
+    "stage",
+    "log",
+    "sql",
+    "checks",
+    "table",
+    "break",
+    "lessons",
+    "dashboard",
+    "twopc",
+    "lanes",
+    "scale",
+    "reconcile",
+    "check",
+];
 
 /// The page plays at most this many events of a run (the spec and the share link keep what
 /// was asked for); the insight worker plays the same. Measured in headless Chromium
@@ -194,7 +207,7 @@ pub fn play_bounded(spec: &RunSpec, notices: &mut Vec<String>) -> Result<Simulat
 }
 
 /// The panels that are insight views (`crate::insight::VIEWS`, tested to match).
-pub const INSIGHT_PANELS: [&str; 5] = ["dashboard", "twopc", "lanes", "scale", "reconcile"];
+pub const INSIGHT_PANELS: [&str; 6] = ["dashboard", "twopc", "lanes", "scale", "reconcile", "check"];
 
 /// The scenario a link without (or with a bad) `scenario=` opens.
 pub const DEFAULT_SCENARIO: &str = "seed-demo";

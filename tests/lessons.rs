@@ -77,3 +77,29 @@ fn the_ai_scenario_refunds_each_tool_call_once_and_twice_without_dedup() {
     let (without, _) = run(&AI_SCENARIO.without_dedup);
     assert!(without.duplicate_effects > 0, "without dedup some refunds are paid twice");
 }
+
+/// The walkthrough's "replay" button (in both halves of the lessons file) opens the checker's
+/// shortest path on the stage, and the stage shows the violation the text names, at the event
+/// the link's cursor is on.
+#[test]
+fn the_walkthrough_replays_its_counterexample_on_the_stage() {
+    let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html")).unwrap();
+    let links: Vec<&str> = file
+        .split("data-go=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"'))
+        .filter(|(_, after)| after.starts_with(" data-testid=\"walkthrough-replay\""))
+        .map(|(link, _)| link)
+        .collect();
+    assert_eq!(links.len(), 2, "one per language");
+    for link in links {
+        let (state, notices) = outbox_lab::link::parse(&link.replace("&amp;", "&"));
+        assert!(notices.is_empty(), "{link}: {notices:?}");
+        assert!(!state.path.is_empty(), "{link}");
+        let mut notices = Vec::new();
+        let run = outbox_lab::playback::Run::play(state.spec(&mut notices).unwrap()).unwrap();
+        let first = &run.violations[0];
+        assert_eq!(first.kind.as_str(), outbox_lab::lessons::WALKTHROUGH.violation);
+        assert_eq!(Some(first.seq + 1), state.step, "the cursor is on the violating event");
+    }
+}

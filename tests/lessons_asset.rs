@@ -3,7 +3,9 @@
 //! fails when the file is stale; `UPDATE_LESSONS=1 cargo test --test lessons_asset` rewrites it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_lab::lessons::{Bilingual, ShowMe, AI_SCENARIO, INTERVIEW_QUESTIONS, MISCONCEPTIONS};
+use outbox_lab::lessons::{
+    Bilingual, ShowMe, Walkthrough, AI_SCENARIO, INTERVIEW_QUESTIONS, MISCONCEPTIONS, WALKTHROUGH,
+};
 use outbox_lab::sim::scenario;
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html");
@@ -77,7 +79,56 @@ fn half(zh: bool) -> Html {
         button(&a.show_me, "ai-with", l("有去重 ▶", "With dedup ▶"), zh),
         button(&a.without_dedup, "ai-without", l("无去重 ▶", "Without dedup ▶"), zh),
     );
+    h.push(&walkthrough(zh));
     h
+}
+
+/// The walkthrough's check, run: its stage link (in the half's language), after checking that
+/// the shortest path is the violation the text names, with one text per step.
+fn walkthrough_link(w: &Walkthrough, zh: bool) -> String {
+    use outbox_lab::check::{self, Outcome};
+    use outbox_lab::sim::faults::FaultKind;
+    let faults = FaultKind::parse_set(w.faults).unwrap();
+    let mut config = check::check_config(faults);
+    config.set("relays", w.relays).unwrap();
+    config.set("lock", w.lock).unwrap();
+    let spec = check::Spec {
+        scenario: check::small_scenario(w.orders, 1_000),
+        config,
+        window_ms: 0,
+        faults,
+        max_states: 100_000,
+    };
+    let Outcome::Violation { kind, path, .. } = check::check(&spec).unwrap().outcome else { panic!("no violation") };
+    assert_eq!(
+        (kind.as_str(), path.len()),
+        (w.violation, w.steps.len()),
+        "the walkthrough's text no longer fits its path"
+    );
+    let query = check::share_query(&spec, &path).unwrap();
+    if zh {
+        query.replace("lang=en", "lang=zh").replace("view=tech", "view=metaphor")
+    } else {
+        query
+    }
+}
+
+fn walkthrough(zh: bool) -> Html {
+    let w = &WALKTHROUGH;
+    let t = |b: &Bilingual| b.get(zh);
+    let l = |z: &'static str, e: &'static str| if zh { z } else { e };
+    let steps: Html = w.steps.iter().map(|s| html!("<li>{}</li>", t(s))).collect();
+    html!(
+        "<h3>{}</h3>\n<div class=\"walkthrough\" data-testid=\"walkthrough\"><h4>{}</h4><p>{}</p><ol>{}</ol><p>{}</p><p><button class=\"go\" data-go=\"{}\" data-testid=\"walkthrough-replay\">{}</button> <button class=\"go\" data-p=\"insight\" data-v=\"check\" data-testid=\"walkthrough-check\">{}</button></p></div>\n",
+        l("每一种顺序", "Every ordering"),
+        t(&w.title),
+        t(&w.intro),
+        steps,
+        t(&w.outro),
+        walkthrough_link(w, zh),
+        l("在舞台上一步步重放 ▶", "Replay it step by step on the stage ▶"),
+        l("检查屏幕上的配置 ▶", "Check the configuration on screen ▶")
+    )
 }
 
 /// The whole file: the Chinese half, `<!--en-->`, the English half.
@@ -121,5 +172,5 @@ fn every_show_me_link_parses_as_a_known_scenario_with_valid_settings() {
     }
     let text = asset();
     assert_eq!(text.matches("<!--en-->").count(), 1, "one split between the languages");
-    assert_eq!(text.matches("data-go=").count(), 2 * (MISCONCEPTIONS.len() + INTERVIEW_QUESTIONS.len() + 2));
+    assert_eq!(text.matches("data-go=").count(), 2 * (MISCONCEPTIONS.len() + INTERVIEW_QUESTIONS.len() + 2 + 1));
 }

@@ -525,27 +525,6 @@ fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
 /// The events of each step of a path, one step a line.
 fn print_steps(out: &mut String, steps: &[(u64, Vec<outbox_lab::sim::Event>)]) {
     for (n, (now_ms, events)) in steps.iter().enumerate() {
-        let said: Vec<String> = events
-            .iter()
-            .map(|e| {
-                let json = serde_json::to_value(&e.kind).unwrap_or_default();
-                let fields: Vec<String> = json
-                    .as_object()
-                    .map(|o| {
-                        o.iter()
-                            .filter(|(k, _)| *k != "kind" && *k != "payload")
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                format!("{} {}", e.kind.name(), fields.join(" "))
-            })
-            .collect();
-        let said = if said.is_empty() {
-            "(no event: a relay's tick while it is busy, or the run settling)".into()
-        } else {
-            said.join("; ")
-        };
-        outln!(out, "  {:>3}. [{now_ms} ms] {said}", n + 1);
+        outln!(out, "  {:>3}. [{now_ms} ms] {}", n + 1, outbox_lab::check::describe_step(events));
     }
 }

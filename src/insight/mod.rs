@@ -22,6 +22,7 @@
 pub mod chart;
 pub mod dashboard;
 pub mod lanes;
+pub mod orderings;
 pub mod reconcile;
 pub mod scale;
 pub mod twopc;
@@ -33,12 +34,13 @@ use crate::sim::Simulation;
 use crate::{html, html_write};
 
 /// The views, in tab order: (id, 中文, English).
-pub const VIEWS: [(&str, &str, &str); 5] = [
+pub const VIEWS: [(&str, &str, &str); 6] = [
     ("dashboard", "监控大盘", "Dashboard"),
     ("twopc", "2PC 对比本地消息表", "2PC vs outbox"),
     ("lanes", "一个故障，三条路", "One fault, three ways"),
     ("scale", "并发与规模", "Contention & scale"),
     ("reconcile", "对账", "Reconciliation"),
+    ("check", "每一种顺序", "Every ordering"),
 ];
 
 /// The views' stylesheet, sent with the controls (so the first load carries none of it).
@@ -247,6 +249,7 @@ pub fn answer(text: &str) -> String {
         "lanes" => (lanes::controls(&mut req), lanes::body(&mut req)),
         "scale" => (scale::controls(&mut req), scale::body(&mut req)),
         "reconcile" => (reconcile::controls(&mut req), reconcile::body(&mut req)),
+        "check" => (orderings::controls(&mut req), orderings::body(&mut req)),
         _ => (dashboard::controls(&mut req), dashboard::body(&mut req)),
     };
     let controls = html!("{}<div class=insight-controls data-view={}>{}</div>", tabs(&req), req.view, controls);

@@ -60,7 +60,7 @@ impl Words {
             "open_tx" => p("正在写的复写单", "未提交事务", "Ticket being written", "Open transaction"),
             "in_flight" => p("窗口里的单", "在途/未确认", "At the window", "In flight (unacked)"),
             "closed" => p("卷帘已拉下", "MQ 不可用", "Shutter down", "MQ down"),
-            "insight_title" => l("洞察：监控、2PC 对比、三条路、规模、对账", "Insight: dashboard, 2PC, three lanes, scale, reconciliation"),
+            "insight_title" => l("洞察：监控、2PC 对比、三条路、规模、对账、每一种顺序", "Insight: dashboard, 2PC, three lanes, scale, reconciliation, every ordering"),
             "lessons_title" => l("课程：误区、面试题、AI 场景", "Lessons: misconceptions, interview questions, an AI scenario"),
             "open" => l("打开", "Open"),
             "open_lessons" => l("打开课程", "Open the lessons"),

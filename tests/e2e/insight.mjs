@@ -231,13 +231,37 @@ await shot('reconcile-compensated-zh');
   await page.screenshot({ path: path.join(out, 'insight-embed-twopc.png'), fullPage: true });
 }
 
+// ---- every ordering: the exhaustive checker on the configuration on screen ----
+{
+  await page.goto(`${url}?scenario=two-relays-skip-locked&seed=1&lang=en&panel=check`);
+  await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
+  ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'proved', `skip_locked, 2 relays: ${(await text('check-verdict')).slice(0, 90)}`);
+  await shot('check-proved-en');
+  const t0 = Date.now();
+  await page.goto(`${url}?scenario=two-relays-no-lock&seed=1&lang=zh&panel=check`);
+  await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
+  console.log(`     (check view, no lock: answered in ${Date.now() - t0} ms with the page load)`);
+  ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'violation', 'no lock: the checker finds a violation');
+  ok((await page.locator('.check-steps li').count()) === 7, `and prints its shortest path: 7 steps (${await page.locator('.check-steps li').count()})`);
+  await shot('check-violation-zh');
+  const go = await page.locator('[data-testid=check-replay]').getAttribute('data-go');
+  const step = Number(new URLSearchParams(go).get('step'));
+  await page.locator('[data-testid=check-replay]').click();
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=cursor]')?.textContent) === n, step, { timeout: 20000 });
+  ok((await page.locator('[data-testid=badge-publisher]').getAttribute('data-state')) === 'broken', `the replayed path breaks "one relay per row" at the link's event #${step}`);
+  // The address bar follows once the cursor has rested (250 ms).
+  await page.waitForFunction(() => location.search.includes('path='), null, { timeout: 5000 }).catch(() => {});
+  ok(page.url().includes('path=0.0.0.0.0.0.0') && page.url().includes('scenario=check-1'), `the address bar keeps the path (${page.url().split('?')[1].slice(0, 60)}…)`);
+  await page.locator('[data-testid=scene]').screenshot({ path: path.join(out, 'insight-check-replayed-stage.png') });
+}
+
 // ---- every view on a 375 px phone, in dark mode: nothing wider than the screen ----
 {
   const phone = await newPage({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' }, 'phone ');
   await phone.goto(`${url}?scenario=mq-outage-backoff&seed=1&lang=zh&step=60`);
   await phone.waitForSelector('[data-testid=scene]');
   await phone.locator('[data-testid=insight-open]').click();
-  for (const view of ['dashboard', 'twopc', 'lanes', 'scale', 'reconcile']) {
+  for (const view of ['dashboard', 'twopc', 'lanes', 'scale', 'reconcile', 'check']) {
     await phone.locator(`[data-testid=tab-${view}]`).click();
     await phone.waitForSelector(`[data-testid=insight-${view}]`);
     await phone.waitForTimeout(200);
