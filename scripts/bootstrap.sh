@@ -39,6 +39,14 @@ if ! "$OUTBOX_LAB_TOOLS/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep
   npm install --prefix "$OUTBOX_LAB_TOOLS" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
 fi
 
+# terser minifies the page's JavaScript glue in release builds (scripts/minify-js.sh, a trunk hook).
+TERSER_VERSION=5.44.1
+if ! grep -qs "\"version\": \"$TERSER_VERSION\"" "$OUTBOX_LAB_TOOLS/node_modules/terser/package.json"; then
+  say "installing terser@$TERSER_VERSION into $OUTBOX_LAB_TOOLS"
+  mkdir -p "$OUTBOX_LAB_TOOLS"
+  npm install --prefix "$OUTBOX_LAB_TOOLS" --no-audit --no-fund --silent "terser@$TERSER_VERSION"
+fi
+
 # PostgreSQL compiled to wasm, for the SQL panel's console (copied into the build by
 # scripts/copy-pglite.sh; the page fetches it only when the console opens).
 PGLITE_VERSION=0.5.17
