@@ -344,6 +344,9 @@ pub fn LabPage(
     // stage if none), so the embedded page costs no code of its own; the height goes to the parent.
     // (index.html posts the page's height to the parent window when `embed=1`.)
     let embed = lab.embed;
+    // The insight panel's view and parameters (`insight=<view>&…`; None until it opens): the
+    // checks panel opens it too (its "every ordering" button).
+    let insight = super::insight::params(lab.panel);
     view! {
         <main
             class=if embed { "lab embed" } else { "lab" }
@@ -378,15 +381,11 @@ pub fn LabPage(
                     <BreakIt lab=lab/>
                 </div>
                 <div class="col">
-                    <Checks lab=lab/>
+                    <Checks lab=lab insight=insight/>
                 </div>
             </div>
             <MessageTable lab=lab/>
-            <Lessons
-                lab=lab
-                open=lab.panel == Some("lessons")
-                insight=lab.panel.filter(|p| url_state::INSIGHT_PANELS.contains(p))
-            />
+            <Lessons lab=lab open=lab.panel == Some("lessons") insight=insight/>
         </main>
     }
 }

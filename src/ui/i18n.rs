@@ -64,6 +64,7 @@ impl Words {
             "lessons_title" => l("课程：误区、面试题、AI 场景", "Lessons: misconceptions, interview questions, an AI scenario"),
             "open" => l("打开", "Open"),
             "open_lessons" => l("打开课程", "Open the lessons"),
+            "every_ordering" => l("穷举检查每一种顺序 ▶", "Check every ordering ▶"),
             "changed_settings" => l("本次运行改了这些设置（上面的说明按原设置写）：", "This run changes these settings (the text above describes the originals):"),
             "crashed" => p("后厨晕倒了", "消费者已崩溃", "Kitchen out cold", "Consumer crashed"),
             "stalled" => p("发呆中…", "卡顿中", "frozen…", "stalled"),

@@ -162,11 +162,16 @@ fn set_param(query: &str, name: &str, value: &str) -> String {
     q
 }
 
-/// The view's parameters (`insight=<view>&…`; None until the panel opens), and the effect
-/// that asks the worker again whenever they or the run on screen change.
-pub fn wire(lab: Lab, open: Option<&'static str>, parts: Parts) -> RwSignal<Option<String>> {
-    let params = RwSignal::new(open.map(|v| format!("insight={v}")));
-    let was_open = StoredValue::new(open.is_some());
+/// The view's parameters (`insight=<view>&…`): open on the view a link's `panel=` names, if it
+/// names one, else None until the panel opens.
+pub fn params(panel: Option<&'static str>) -> RwSignal<Option<String>> {
+    RwSignal::new(panel.filter(|p| url_state::INSIGHT_PANELS.contains(p)).map(|v| format!("insight={v}")))
+}
+
+/// The effect that asks the worker again whenever the view's parameters or the run on screen
+/// change.
+pub fn wire(lab: Lab, params: RwSignal<Option<String>>, parts: Parts) -> RwSignal<Option<String>> {
+    let was_open = StoredValue::new(params.with_untracked(Option::is_some));
     Effect::new(move |_| {
         let Some(p) = params.get() else { return };
         let link = url_state::to_query(&lab.url_state());

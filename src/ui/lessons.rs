@@ -26,7 +26,7 @@ enum Text {
 
 /// The insight panel's shell, and the lessons under it.
 #[component]
-pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl IntoView {
+pub fn Lessons(lab: Lab, open: bool, insight: RwSignal<Option<String>>) -> impl IntoView {
     let parts = Parts { controls: NodeRef::new(), body: NodeRef::new() };
     let params = insight::wire(lab, insight, parts);
     let text = RwSignal::new(Text::Closed);
@@ -90,7 +90,7 @@ pub fn Lessons(lab: Lab, open: bool, insight: Option<&'static str>) -> impl Into
     };
     view! {
         <div class="learn">
-            <section class="panel insight" data-testid="insight"
+            <section class="panel insight" id="insight" data-testid="insight"
                 on:click=move |ev| {
                     if let Some(el) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
                         insight::click(lab, params, &el);

@@ -233,6 +233,13 @@ await shot('reconcile-compensated-zh');
 
 // ---- every ordering: the exhaustive checker on the configuration on screen ----
 {
+  // From the checks panel: its link opens the view and scrolls to it.
+  await page.goto(`${url}?scenario=two-relays-cas&seed=1&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  await el('check-every-ordering').click();
+  await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
+  ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'proved', `the checks panel's link checks the run on screen (cas, 2 relays): ${(await text('check-verdict')).slice(0, 60)}`);
+  ok(await page.evaluate(() => { const r = document.querySelector('[data-testid=insight]').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; }), 'and brings the insight panel into view');
   await page.goto(`${url}?scenario=two-relays-skip-locked&seed=1&lang=en&panel=check`);
   await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
   ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'proved', `skip_locked, 2 relays: ${(await text('check-verdict')).slice(0, 90)}`);

@@ -138,7 +138,7 @@ fn BadgeView(lab: Lab, badge: Badge, label: &'static str, testid: &'static str) 
 }
 
 #[component]
-pub fn Checks(lab: Lab) -> impl IntoView {
+pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
     let edge = move || lab.frame.with(transition);
     let rows = Memo::new(move |_| lab.run.with(|r| lab.frame.with(|f| counts(r, f))));
     let en = move || lab.lang.get() == crate::ui::i18n::Lang::En;
@@ -151,6 +151,12 @@ pub fn Checks(lab: Lab) -> impl IntoView {
                     .map(|&(badge, label, testid)| view! { <BadgeView lab=lab badge=badge label=label testid=testid/> })
                     .collect_view()}
             </ul>
+            // The exhaustive checker on a small copy of this configuration, run by the insight
+            // worker: "proved for every ordering of N states", or a shortest counterexample to
+            // replay on the stage.
+            <a class="every-ordering" href="#insight" data-testid="check-every-ordering" on:click=move |_| {
+                crate::ui::insight::open(insight, "check");
+            }>{tr(lab, "every_ordering")}</a>
             <h3>{tr(lab, "states")}</h3>
             <Markup attr:class="fsm-wrap" attr:data-testid="fsm" attr:data-edge=move || edge().map(|e| e.0).unwrap_or("")
                 draw=move || fsm_svg(edge())/>
