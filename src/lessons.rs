@@ -124,6 +124,19 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
         evidence: Evidence::DuplicatePublish,
     },
     Misconception {
+        id: "dedup-after-ack",
+        claim: Bilingual {
+            zh: "先把业务做完、回了 ACK，再把去重键写进 Redis 或去重表，一样能防重复。",
+            en: "Do the work, ack, then write the dedup key (to Redis or the dedup table): that stops repeats just as well.",
+        },
+        truth: Bilingual {
+            zh: "去重键必须和业务效果在同一个本地事务里提交。效果先提交、键之后再写，中间一崩溃，键就没写上：消息重投过来，查不到键，再扣一次款。穷举检查在 1 笔订单、1 个中继上 12 步就找到这条路径（dedup_in_tx=false）。",
+            en: "The dedup key must commit in the same local transaction as the effect. Commit the effect and write the key afterwards, and a crash in between leaves no key: the redelivery finds none and charges again. The exhaustive checker finds that path in 12 steps with 1 order and 1 relay (dedup_in_tx=false).",
+        },
+        show_me: ShowMe { scenario: "consumer-crash-redelivery", sets: &["dedup_in_tx=false"] },
+        evidence: Evidence::DoubleEffect,
+    },
+    Misconception {
         id: "cas-lease",
         claim: Bilingual {
             zh: "用条件更新加租约认领行，一行就只会被一个实例发送。",

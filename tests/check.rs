@@ -36,10 +36,14 @@ fn with_the_safeguards_on_every_ordering_keeps_the_invariants() {
     }
 }
 
+/// The shortest path to a double charge with the dedup key written after the ack (2 orders,
+/// 2 relays).
+const DEDUP_AFTER_ACK_STEPS: usize = 16;
+
 /// The violation each safeguard-off configuration must show, and its shortest path length.
 #[test]
 fn each_safeguard_off_gives_its_shortest_counterexample() {
-    let cases: [(&str, &str, &[&str], &str, usize); 3] = [
+    let cases: [(&str, &str, &[&str], &str, usize); 4] = [
         // Two relays, no lock: both scan before either marks the row, both publish it.
         ("2", "none", &[], "concurrent_publish", 8),
         // No dedup check in the consumer: a duplicate delivery charges twice.
@@ -47,6 +51,9 @@ fn each_safeguard_off_gives_its_shortest_counterexample() {
         // A claim's lease (1 s) shorter than a stall (2.5 s): a second relay claims and
         // publishes the row too — the lease hazard, with or without fencing.
         ("2", "cas", &["claim_lease_ms=1000"], "lease_expired", 20),
+        // The dedup key written after the ack, outside the effect's transaction: a crash
+        // before it forgets the key, and a redelivery charges again.
+        ("2", "for_update", &["dedup_in_tx=false"], "double_effect", DEDUP_AFTER_ACK_STEPS),
     ];
     for (relays, lock, sets, expected, length) in cases {
         let s = spec(relays, lock, sets);
@@ -101,11 +108,12 @@ fn a_lease_longer_than_a_stall_closes_the_lease_hazard() {
 fn each_counterexample_link_replays_the_same_violation_at_the_same_event_on_the_stage() {
     use outbox_lab::link;
     use outbox_lab::playback::Run;
-    let cases: [(u64, &str, &str, &str, &[&str]); 4] = [
+    let cases: [(u64, &str, &str, &str, &[&str]); 5] = [
         (2, "delivery", "2", "none", &[]),
         (2, "delivery", "2", "for_update", &["idempotent=false"]),
         (1, "all", "1", "for_update", &["mode=send_then_commit"]),
         (2, "delivery", "2", "cas", &["claim_lease_ms=1000"]),
+        (1, "delivery", "1", "for_update", &["dedup_in_tx=false"]),
     ];
     for (orders, faults, relays, lock, sets) in cases {
         let s = spec_with(orders, faults, relays, lock, sets);

@@ -306,6 +306,7 @@ fn checker_flags_a_double_effect_and_an_effect_without_order() {
         biz_key: "A1".into(),
         amount_cents: 100,
         recorded_key: false,
+        key_later: false,
     };
     events.push(effect(0));
     events.push(effect(1));
@@ -315,6 +316,7 @@ fn checker_flags_a_double_effect_and_an_effect_without_order() {
         biz_key: "GHOST".into(),
         amount_cents: 1,
         recorded_key: false,
+        key_later: false,
     });
     assert_eq!(check(&events), vec![ViolationKind::DoubleEffect, ViolationKind::EffectWithoutOrder]);
 }

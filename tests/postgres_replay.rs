@@ -644,6 +644,9 @@ impl Replay {
                         self.deduped_at.entry(biz_key.clone()).or_insert(e.at_ms);
                     }
                 }
+                EventKind::DedupKeyRecorded { biz_key, .. } => {
+                    self.deduped_at.entry(biz_key.clone()).or_insert(e.at_ms);
+                }
                 EventKind::RowsArchived { .. } => archived = true,
                 _ => {}
             }
@@ -653,6 +656,7 @@ impl Replay {
                 EventKind::TwoPcCommitted { .. } => &["orders", "charges"],
                 EventKind::RowsArchived { .. } => &["outbox", "outbox_history"],
                 EventKind::EffectApplied { .. } | EventKind::DuplicateSkipped { .. } => &["dedup", "charges"],
+                EventKind::DedupKeyRecorded { .. } => &["dedup"],
                 EventKind::TablePreloaded { .. } => &ALL_TABLES,
                 _ => &[],
             });
@@ -789,6 +793,10 @@ fn mix(seed: u64) -> Vec<String> {
         set("scan_row_cost_us", p.between(200, 5_000).to_string());
         set("db_cores", p.between(1, 2).to_string());
         set("order_write_cpu_us", p.between(0, 20_000).to_string());
+    }
+    if p.below(5) == 0 {
+        // The wrong turn of a dedup key written after the ack, on its own.
+        set("dedup_in_tx", "false".into());
     }
     set("settle_after_ms", "60000".into());
     sets

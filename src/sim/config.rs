@@ -250,6 +250,8 @@ config! {
         "A delivery not acked within this time is redelivered.";
     idempotent: bool = true, ValueKind::Flag, 0, 1,
         "Whether the consumer checks its dedup table before applying the effect.";
+    dedup_in_tx: bool = true, ValueKind::Flag, 0, 1,
+        "Whether the consumer writes the dedup key in the effect's own local transaction. false (a wrong turn): it checks the key, commits the effect, acks, and records the key only afterwards (a cache, a second transaction), so a crash before that forgets the key and the redelivery charges again.";
     consumer_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
         "Chance that the consumer crashes after its commit but before its ack.";
     consumer_restart_ms: u64 = 5_000, ValueKind::Millis, 0, DAY_MS,

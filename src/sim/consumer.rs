@@ -95,16 +95,23 @@ impl EffectsTable {
 }
 
 impl ConsumerState {
+    fn record_key(&mut self, biz_key: &str, at_ms: u64) {
+        if !self.dedup.contains_key(biz_key) {
+            self.dedup.insert(biz_key.to_string(), at_ms);
+            remember(&mut self.recent_keys, biz_key);
+        }
+    }
+
     pub fn apply(&mut self, at_ms: u64, kind: &EventKind) {
         use EventKind::*;
         match kind {
             EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
-                if *recorded_key && !self.dedup.contains_key(biz_key.as_str()) {
-                    self.dedup.insert(biz_key.clone(), at_ms);
-                    remember(&mut self.recent_keys, biz_key);
+                if *recorded_key {
+                    self.record_key(biz_key, at_ms);
                 }
                 self.effects.record(biz_key, *amount_cents, at_ms);
             }
+            DedupKeyRecorded { biz_key, .. } => self.record_key(biz_key, at_ms),
             TablePreloaded { rows, .. } => {
                 for n in 0..*rows {
                     let biz_key = format!("OLD-{n:07}");
@@ -140,18 +147,21 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     let biz_key = message.biz_key.clone();
     let msg_id = message.msg_id;
     let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key(&biz_key);
+    // dedup_in_tx=false: the key is checked now but recorded only after the ack.
+    let key_later = ctx.config.idempotent && !ctx.config.dedup_in_tx && !duplicate;
     if duplicate {
         // INSERT INTO dedup … ON CONFLICT DO NOTHING affected 0 rows: already done.
-        ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
+        ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key: biz_key.clone() });
     } else {
         // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
         let amount_cents = super::payload::payload_amount_cents(&message.payload).unwrap_or(0);
         ctx.emit(EventKind::EffectApplied {
             delivery_id,
             msg_id,
-            biz_key,
+            biz_key: biz_key.clone(),
             amount_cents,
-            recorded_key: ctx.config.idempotent,
+            recorded_key: ctx.config.idempotent && !key_later,
+            key_later,
         });
     }
 
@@ -166,6 +176,10 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
         ctx.emit(EventKind::AckLost { delivery_id, msg_id });
     } else {
         ctx.emit(EventKind::MessageAcked { delivery_id, msg_id });
+    }
+    if key_later {
+        // Outside the effect's transaction: a crash above has already lost it.
+        ctx.emit(EventKind::DedupKeyRecorded { delivery_id, msg_id, biz_key });
     }
     // "Done" (or "already done") goes back to the order service: SENT -> DONE.
     let at = ctx.now_ms.saturating_add(ctx.config.confirm_latency_ms);
@@ -208,6 +222,25 @@ mod tests {
         assert_eq!(sim.world().consumer.effects.get("K0").map(|e| e.count), Some(2));
         assert!(sim.world().consumer.dedup.is_empty());
         assert_eq!(sim.violations().len(), 1);
+    }
+
+    #[test]
+    fn a_key_written_after_the_ack_is_lost_with_a_crash_and_the_redelivery_charges_again() {
+        let config = Config { scan_interval_ms: 1_000, dedup_in_tx: false, ..Config::default() };
+        // No crash: the key is written after the ack, on its own, and the effect stays single.
+        let mut calm = harness::sim(config.clone());
+        order(&mut calm, "K0");
+        harness::advance_to(&mut calm, 60_000);
+        assert_eq!(harness::names(&calm).iter().filter(|n| **n == "DedupKeyRecorded").count(), 1);
+        assert!(calm.world().consumer.dedup.contains_key("K0"));
+        assert_eq!(calm.world().consumer.effects.get("K0").map(|e| e.count), Some(1));
+        // A crash after the effect's commit: no key, and the redelivery applies it again.
+        let mut sim = harness::sim(config);
+        order(&mut sim, "K0");
+        sim.ctx().emit(crate::sim::event::EventKind::Injected(crate::sim::event::Injection::ConsumerCrashArmed));
+        harness::advance_to(&mut sim, 120_000);
+        assert_eq!(sim.world().consumer.effects.get("K0").map(|e| e.count), Some(2));
+        assert!(sim.violations().iter().any(|v| v.kind.as_str() == "double_effect"));
     }
 
     #[test]

@@ -45,6 +45,10 @@ impl TxFault {
     pub const ALL: [TxFault; 3] = [TxFault::AfterOrderInsert, TxFault::AfterMessageInsert, TxFault::AtCommit];
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// Why a local transaction of the order service rolled back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -351,6 +355,16 @@ pub enum EventKind {
         biz_key: String,
         amount_cents: u64,
         recorded_key: bool,
+        /// `dedup_in_tx=false`: the key was checked, and is to be recorded after the ack
+        /// ([`EventKind::DedupKeyRecorded`]), outside this transaction.
+        #[serde(default, skip_serializing_if = "is_false")]
+        key_later: bool,
+    },
+    /// `dedup_in_tx=false`: the consumer records the key after its ack, on its own.
+    DedupKeyRecorded {
+        delivery_id: u64,
+        msg_id: u64,
+        biz_key: String,
     },
     DuplicateSkipped {
         delivery_id: u64,
@@ -484,6 +498,7 @@ impl EventKind {
             | RelayBatchFinished { .. } => Actor::Relay,
             MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => Actor::Broker,
             EffectApplied { .. }
+            | DedupKeyRecorded { .. }
             | DuplicateSkipped { .. }
             | MessageAcked { .. }
             | ConsumerCrashed { .. }
@@ -522,6 +537,7 @@ impl EventKind {
             BrokerWentDown { .. } => "BrokerWentDown",
             BrokerRecovered => "BrokerRecovered",
             EffectApplied { .. } => "EffectApplied",
+            DedupKeyRecorded { .. } => "DedupKeyRecorded",
             DuplicateSkipped { .. } => "DuplicateSkipped",
             MessageAcked { .. } => "MessageAcked",
             ConsumerCrashed { .. } => "ConsumerCrashed",

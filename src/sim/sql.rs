@@ -512,6 +512,20 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             "BEGIN;\nINSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- 1 row: first time\nINSERT INTO charges (biz_key, amount_cents, charged_at)\n  VALUES ($, $, $);\nCOMMIT;  -- then ack the MQ",
             &[Q(biz_key), T(at), Q(biz_key), N(*amount_cents), T(at)],
         ),
+        EffectApplied { biz_key, amount_cents, key_later: true, .. } => add(
+            out,
+            Consumer,
+            Expect::Counts(&[0, 0, 1, 0]),
+            "BEGIN;\nSELECT 1 FROM dedup WHERE biz_key = $;  -- 0 rows: not seen yet\nINSERT INTO charges (biz_key, amount_cents, charged_at)\n  VALUES ($, $, $);\nCOMMIT;  -- the key is not written here: it waits for after the ack",
+            &[Q(biz_key), Q(biz_key), N(*amount_cents), T(at)],
+        ),
+        DedupKeyRecorded { biz_key, .. } => add(
+            out,
+            Consumer,
+            Expect::Ok,
+            "INSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- on its own, after the ack",
+            &[Q(biz_key), T(at)],
+        ),
         EffectApplied { biz_key, amount_cents, .. } => add(
             out,
             Consumer,

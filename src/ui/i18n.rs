@@ -212,9 +212,11 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered | MessageAcked { .. } => {
             broker_line(w, e, key_of)
         }
-        EffectApplied { .. } | DuplicateSkipped { .. } | ConsumerCrashed { .. } | ConsumerRestarted => {
-            consumer_line(w, e)
-        }
+        EffectApplied { .. }
+        | DedupKeyRecorded { .. }
+        | DuplicateSkipped { .. }
+        | ConsumerCrashed { .. }
+        | ConsumerRestarted => consumer_line(w, e),
         Injected(injection) => narrate_injection(w, injection),
         other => super::i18n_scale::narrate(w, other, key_of),
     }
@@ -469,6 +471,31 @@ fn consumer_line(w: Words, e: &Event) -> String {
     let zh = w.lang == Lang::Zh;
     let m = w.vocab == Vocab::Metaphor;
     match &e.kind {
+        EffectApplied { biz_key, amount_cents, key_later: true, .. } => {
+            let a = money(*amount_cents);
+            match (zh, m) {
+                (true, true) => format!("订单钉上没有 {biz_key}：后厨开做（收款 {a}），票号等回完话再插"),
+                (true, false) => {
+                    format!("查 dedup 没有 {biz_key}：执行业务（扣款 {a}）→ COMMIT；去重键留到 ACK 之后另写")
+                }
+                (false, true) => {
+                    format!("{biz_key} is not on the spike: the kitchen cooks it (charges {a}); the number goes on the spike later")
+                }
+                (false, false) => format!(
+                    "dedup has no {biz_key}: effect (charge {a}) → COMMIT; the key is written later, after the ACK"
+                ),
+            }
+        }
+        DedupKeyRecorded { biz_key, .. } => match (zh, m) {
+            (true, true) => format!("回完话，后厨才把 {biz_key} 插上订单钉（中间晕倒就忘了）"),
+            (true, false) => format!("ACK 之后另写去重键：INSERT INTO dedup（{biz_key}），不在业务事务里"),
+            (false, true) => format!(
+                "Only now, after answering, the kitchen spikes {biz_key} (faint before this and it is forgotten)"
+            ),
+            (false, false) => {
+                format!("After the ACK, on its own: INSERT INTO dedup ({biz_key}), outside the effect's transaction")
+            }
+        },
         EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
             let a = money(*amount_cents);
             match (recorded_key, zh, m) {
@@ -631,6 +658,7 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         BrokerWentDown { .. } => w.pick("打烊", "DOWN", "closed", "DOWN"),
         BrokerRecovered => w.pick("营业", "UP", "open", "UP"),
         EffectApplied { .. } => w.pick("做菜", "effect", "cook", "effect"),
+        DedupKeyRecorded { .. } => w.pick("插钉", "dedup key", "spike it", "dedup key"),
         DuplicateSkipped { .. } => w.pick("重复，扔掉", "ON CONFLICT", "repeat: bin it", "ON CONFLICT"),
         MessageAcked { .. } => w.pick("收到", "ACK", "got it", "ACK"),
         ConsumerCrashed { .. } => w.pick("晕倒", "crash", "faints", "crash"),
