@@ -203,6 +203,9 @@ fn check_prints_a_shortest_counterexample_that_its_path_replays() {
     // A link that replays this ordering on the stage (tests/check.rs plays it).
     assert!(out.contains("on the stage: ?scenario=check-2&seed=0&step="), "{out}");
     assert!(out.contains("&path=0.0.0.0.0.0.0.0"), "{out}");
+    let (code, help, _) = outbox_sim(&["check", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("outbox-sim check [--orders N]"), "{help}");
     let (code, _, err) = outbox_sim(&["check", "--orders", "12"]);
     assert_eq!(code, 2);
     assert!(err.contains("--orders 12: allowed 1 to 9"), "{err}");

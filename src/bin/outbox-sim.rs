@@ -434,6 +434,10 @@ fn check_into(args: &[String], out: &mut String) -> Result<(), String> {
         (2u64, "1".to_string(), "for_update".to_string(), "all".to_string());
     let (mut window_ms, mut max_states, mut sets, mut path) = (0u64, 2_000_000usize, Vec::new(), None);
     let mut i = 0;
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        outln!(out, "{USAGE}");
+        return Ok(());
+    }
     while i < args.len() {
         let flag = args[i].as_str();
         let value = args.get(i + 1).cloned().ok_or_else(|| format!("option {flag} needs a value"))?;

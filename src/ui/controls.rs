@@ -193,10 +193,20 @@ fn RunPicker(lab: Lab) -> impl IntoView {
     };
     let scenarios = Signal::derive(move || {
         let lang = lab.lang.get();
-        let list = scenario::IDS
+        let mut list: Vec<(String, String)> = scenario::IDS
             .iter()
-            .map(|id| (id.to_string(), super::i18n::scenario_name(lang, id).unwrap_or(id).to_string()));
-        (list.collect(), lab.run.with(|r| r.spec.scenario.id.clone()))
+            .map(|id| (id.to_string(), super::i18n::scenario_name(lang, id).unwrap_or(id).to_string()))
+            .collect();
+        // A run not in the picker (a checker's `check-N` link, an imported file): listed too,
+        // by its own title, so the picker says what is on screen.
+        lab.run.with(|r| {
+            let s = &r.spec.scenario;
+            if !scenario::IDS.contains(&s.id.as_str()) {
+                let title = if lang == super::i18n::Lang::Zh { &s.title_zh } else { &s.title_en };
+                list.push((s.id.clone(), title.clone()));
+            }
+            (list, s.id.clone())
+        })
     });
     let choose_scenario = Callback::new(move |id: String| {
         let seed = lab.run.with_untracked(|r| r.spec.seed);

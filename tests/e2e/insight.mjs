@@ -259,6 +259,8 @@ await shot('reconcile-compensated-zh');
   // The address bar follows once the cursor has rested (250 ms).
   await page.waitForFunction(() => location.search.includes('path='), null, { timeout: 5000 }).catch(() => {});
   ok(page.url().includes('path=0.0.0.0.0.0.0') && page.url().includes('scenario=check-1'), `the address bar keeps the path (${page.url().split('?')[1].slice(0, 60)}…)`);
+  const picked = await page.locator('[data-testid=scenario]').evaluate((s) => [s.value, s.selectedOptions[0]?.textContent]);
+  ok(picked[0] === 'check-1' && picked[1] === '穷举检查', `the picker names the checker's run (${picked})`);
   await page.locator('[data-testid=scene]').screenshot({ path: path.join(out, 'insight-check-replayed-stage.png') });
 }
 
