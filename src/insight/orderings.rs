@@ -1,6 +1,6 @@
 //! Every ordering: the exhaustive checker (`crate::check`) on a small copy of the run on the
 //! lab's screen — one or two orders, at most two relays, the same safeguards (mode, lock,
-//! idempotent consumer, claim lease, fencing), short times — exploring every ordering of what
+//! idempotent consumer, where it writes its dedup key, claim lease, fencing), short times — exploring every ordering of what
 //! is due at the same millisecond and every fault at most once. It answers "proved for every
 //! ordering of N states", or shows a shortest counterexample step by step with a button that
 //! replays exactly that ordering on the stage (`path=`).
@@ -54,6 +54,7 @@ pub fn spec_for(lab: &crate::sim::Config, orders: u64, faults: u16) -> Spec {
     config.lock = lab.lock;
     config.relays = lab.relays.clamp(1, 2);
     config.idempotent = lab.idempotent;
+    config.dedup_in_tx = lab.dedup_in_tx;
     config.claim_lease_ms = lab.claim_lease_ms;
     config.fencing = lab.fencing;
     Spec { scenario: check::small_scenario(orders, 1_000), config, window_ms: 0, faults, max_states: MAX_STATES }
@@ -70,21 +71,23 @@ pub fn body(req: &mut Request) -> Html {
         "<p class=lede>{}</p>",
         if req.zh() {
             format!(
-                "屏幕上这次运行的小号副本：{orders} 笔订单、{} 个中继，保护措施照搬（mode={}、lock={}、消费者幂等={}、claim_lease_ms={}、fencing={}），时间缩短；同一毫秒到期的动作按每一种顺序走，每种故障至多发生一次。每一步之后检查不变量；每条走完的路径上，每笔已提交的订单要么 DONE 且恰好一次效果，要么 DEAD（至多一次效果，没有效果时对账会报出来）。",
+                "屏幕上这次运行的小号副本：{orders} 笔订单、{} 个中继，保护措施照搬（mode={}、lock={}、消费者幂等={}、dedup_in_tx={}、claim_lease_ms={}、fencing={}），时间缩短；同一毫秒到期的动作按每一种顺序走，每种故障至多发生一次。每一步之后检查不变量；每条走完的路径上，每笔已提交的订单要么 DONE 且恰好一次效果，要么 DEAD（至多一次效果，没有效果时对账会报出来）。",
                 c.relays,
                 c.mode.as_str(),
                 c.lock.as_str(),
                 c.idempotent,
+                c.dedup_in_tx,
                 c.claim_lease_ms,
                 c.fencing
             )
         } else {
             format!(
-                "A small copy of the run on screen: {orders} order(s), {} relay(s), the same safeguards (mode={}, lock={}, idempotent consumer={}, claim_lease_ms={}, fencing={}), short times; what is due at the same millisecond runs in every order, and each fault happens at most once. The invariants are checked after every step, and at the end of every path each committed order is DONE with exactly one effect, or DEAD (at most one effect, and reconciliation reports it if it has none).",
+                "A small copy of the run on screen: {orders} order(s), {} relay(s), the same safeguards (mode={}, lock={}, idempotent consumer={}, dedup_in_tx={}, claim_lease_ms={}, fencing={}), short times; what is due at the same millisecond runs in every order, and each fault happens at most once. The invariants are checked after every step, and at the end of every path each committed order is DONE with exactly one effect, or DEAD (at most one effect, and reconciliation reports it if it has none).",
                 c.relays,
                 c.mode.as_str(),
                 c.lock.as_str(),
                 c.idempotent,
+                c.dedup_in_tx,
                 c.claim_lease_ms,
                 c.fencing
             )
@@ -165,6 +168,15 @@ pub fn body(req: &mut Request) -> Html {
 #[cfg(test)]
 mod tests {
     use super::super::answer;
+
+    #[test]
+    fn the_consumers_wrong_turn_on_screen_is_checked_too() {
+        let broken = answer(
+            "insight=check&orders=1&faults=delivery\n?scenario=consumer-crash-redelivery&cfg=dedup_in_tx:false&lang=en",
+        );
+        assert!(broken.contains("data-outcome=violation") && broken.contains("double_effect"), "{broken}");
+        assert!(broken.contains("dedup_in_tx=false"), "{broken}");
+    }
 
     #[test]
     fn the_safeguards_on_screen_are_proved_and_one_taken_off_gives_a_replayable_path() {
