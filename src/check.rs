@@ -8,7 +8,7 @@
 //! with equal [`Simulation::state_key`]s are explored once. The invariants are the core's own
 //! checker, after every event and when a run settles (no lost order, no double effect …), and
 //! at the end of every path: each committed order DONE with exactly one effect, or DEAD with
-//! at most one.
+//! at most one (and, with none, reported by reconciliation: [`settle_problems`]).
 //!
 //! Why our own breadth-first search and not `stateright`: see docs/model-checking-evaluation.md
 //! (shortest counterexamples by construction, deterministic numbers, no dependency, and the

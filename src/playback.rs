@@ -52,10 +52,7 @@ impl Player {
         let mut bounded = spec.config.clone();
         bounded.max_events = bounded.max_events.min(MAX_EVENTS_SHOWN);
         let mut sim = Simulation::new(&spec.scenario, bounded, spec.seed).map_err(|e| e.to_string())?;
-        let path = crate::sim::path::decode(&spec.path)?;
-        if !path.is_empty() {
-            sim.put_relay_timers_in_phase();
-        }
+        let path = crate::sim::path::prepare(&mut sim, &spec.path)?;
         let mut interventions = spec.interventions.clone();
         interventions.sort_by_key(|i| i.after_events);
         // The simulation's world starts with one relay; the others appear as they act.

@@ -67,32 +67,28 @@ pub fn body(req: &mut Request) -> Html {
     let faults = FaultKind::parse_set(p.faults).unwrap_or(0);
     let spec = spec_for(&lab, orders, faults);
     let c = &spec.config;
-    let mut out = html!(
-        "<p class=lede>{}</p>",
-        if req.zh() {
-            format!(
-                "屏幕上这次运行的小号副本：{orders} 笔订单、{} 个中继，保护措施照搬（mode={}、lock={}、消费者幂等={}、dedup_in_tx={}、claim_lease_ms={}、fencing={}），时间缩短；同一毫秒到期的动作按每一种顺序走，每种故障至多发生一次。每一步之后检查不变量；每条走完的路径上，每笔已提交的订单要么 DONE 且恰好一次效果，要么 DEAD（至多一次效果，没有效果时对账会报出来）。",
-                c.relays,
-                c.mode.as_str(),
-                c.lock.as_str(),
-                c.idempotent,
-                c.dedup_in_tx,
-                c.claim_lease_ms,
-                c.fencing
-            )
-        } else {
-            format!(
-                "A small copy of the run on screen: {orders} order(s), {} relay(s), the same safeguards (mode={}, lock={}, idempotent consumer={}, dedup_in_tx={}, claim_lease_ms={}, fencing={}), short times; what is due at the same millisecond runs in every order, and each fault happens at most once. The invariants are checked after every step, and at the end of every path each committed order is DONE with exactly one effect, or DEAD (at most one effect, and reconciliation reports it if it has none).",
-                c.relays,
-                c.mode.as_str(),
-                c.lock.as_str(),
-                c.idempotent,
-                c.dedup_in_tx,
-                c.claim_lease_ms,
-                c.fencing
-            )
-        }
+    // The safeguards copied from the lab, as settings (the same words in both languages).
+    let safeguards = format!(
+        "mode={}, lock={}, idempotent={}, dedup_in_tx={}, claim_lease_ms={}, fencing={}",
+        c.mode.as_str(),
+        c.lock.as_str(),
+        c.idempotent,
+        c.dedup_in_tx,
+        c.claim_lease_ms,
+        c.fencing
     );
+    let lede = if req.zh() {
+        format!(
+            "屏幕上这次运行的小号副本：{orders} 笔订单、{} 个中继，保护措施照搬（{safeguards}），时间缩短；同一毫秒到期的动作按每一种顺序走，每种故障至多发生一次。每一步之后检查不变量；每条走完的路径上，每笔已提交的订单要么 DONE 且恰好一次效果，要么 DEAD（至多一次效果，没有效果时对账会报出来）。",
+            c.relays
+        )
+    } else {
+        format!(
+            "A small copy of the run on screen: {orders} order(s), {} relay(s), the same safeguards ({safeguards}), short times; what is due at the same millisecond runs in every order, and each fault happens at most once. The invariants are checked after every step, and at the end of every path each committed order is DONE with exactly one effect, or DEAD (at most one effect, and reconciliation reports it if it has none).",
+            c.relays
+        )
+    };
+    let mut out = html!("<p class=lede>{}</p>", lede);
     let report = match check::check(&spec) {
         Ok(r) => r,
         Err(e) => {

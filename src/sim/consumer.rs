@@ -149,16 +149,17 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key(&biz_key);
     // dedup_in_tx=false: the key is checked now but recorded only after the ack.
     let key_later = ctx.config.idempotent && !ctx.config.dedup_in_tx && !duplicate;
+    let later_key = key_later.then(|| biz_key.clone());
     if duplicate {
         // INSERT INTO dedup … ON CONFLICT DO NOTHING affected 0 rows: already done.
-        ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key: biz_key.clone() });
+        ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
     } else {
         // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
         let amount_cents = super::payload::payload_amount_cents(&message.payload).unwrap_or(0);
         ctx.emit(EventKind::EffectApplied {
             delivery_id,
             msg_id,
-            biz_key: biz_key.clone(),
+            biz_key,
             amount_cents,
             recorded_key: ctx.config.idempotent && !key_later,
             key_later,
@@ -177,7 +178,7 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     } else {
         ctx.emit(EventKind::MessageAcked { delivery_id, msg_id });
     }
-    if key_later {
+    if let Some(biz_key) = later_key {
         // Outside the effect's transaction: a crash above has already lost it.
         ctx.emit(EventKind::DedupKeyRecorded { delivery_id, msg_id, biz_key });
     }

@@ -37,6 +37,16 @@ pub fn take(sim: &mut Simulation, window_ms: u64, index: usize, answers: &[bool]
     }
 }
 
+/// A path's text decoded for a run about to start, which is set up as the checker starts
+/// its runs (relay timers in phase) if the path has any step.
+pub fn prepare(sim: &mut Simulation, text: &str) -> Result<Vec<Step>, String> {
+    let path = decode(text)?;
+    if !path.is_empty() {
+        sim.put_relay_timers_in_phase();
+    }
+    Ok(path)
+}
+
 /// Takes step number `n` (counting from 1, for the message) of a path checked with a window
 /// of 0 ms (what a share link carries). An error if the step's choice is not there (the path
 /// belongs to another configuration). The step's answers stay the source of fault draws

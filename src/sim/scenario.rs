@@ -601,11 +601,7 @@ impl RunSpec {
     /// Takes the spec's path from the start (relay timers in phase, as the checker starts);
     /// after it, the run meets no faults (the path's draws were all there was to answer).
     pub fn follow_path(&self, sim: &mut super::Simulation) -> Result<(), String> {
-        if self.path.is_empty() {
-            return Ok(());
-        }
-        sim.put_relay_timers_in_phase();
-        for (n, step) in super::path::decode(&self.path)?.iter().enumerate() {
+        for (n, step) in super::path::prepare(sim, &self.path)?.iter().enumerate() {
             super::path::follow(sim, n + 1, step)?;
         }
         Ok(())

@@ -1197,7 +1197,6 @@ impl Simulation {
     }
 }
 
-/// FNV-1a 64 of a text: a short, portable fingerprint for comparing traces across platforms.
 /// FNV-1a, 128 bits: state keys for the exhaustive checker (at millions of states a 64-bit
 /// key could merge two different states by accident).
 pub fn fingerprint128(text: &str) -> u128 {
@@ -1209,6 +1208,7 @@ pub fn fingerprint128(text: &str) -> u128 {
     hash
 }
 
+/// FNV-1a 64 of a text: a short, portable fingerprint for comparing traces across platforms.
 pub fn fingerprint(text: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
