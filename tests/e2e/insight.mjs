@@ -240,6 +240,17 @@ await shot('reconcile-compensated-zh');
   await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
   ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'proved', `the checks panel's link checks the run on screen (cas, 2 relays): ${(await text('check-verdict')).slice(0, 60)}`);
   ok(await page.evaluate(() => { const r = document.querySelector('[data-testid=insight]').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; }), 'and brings the insight panel into view');
+  // Keyboard only: Tab to the link, Enter opens the view on the run on screen.
+  await page.goto(`${url}?scenario=two-relays-no-lock&seed=1&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  let tabs = 0;
+  while (tabs < 100 && await page.evaluate(() => document.activeElement?.dataset.testid) !== 'check-every-ordering') {
+    await page.keyboard.press('Tab');
+    tabs += 1;
+  }
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
+  ok(tabs < 100 && (await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'violation', `keyboard only: ${tabs} Tabs reach the link, Enter checks the run on screen (no lock: a violation)`);
   await page.goto(`${url}?scenario=two-relays-skip-locked&seed=1&lang=en&panel=check`);
   await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
   ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'proved', `skip_locked, 2 relays: ${(await text('check-verdict')).slice(0, 90)}`);
