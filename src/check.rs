@@ -305,10 +305,10 @@ pub fn settle_problems(sim: &Simulation) -> Vec<String> {
     let world = sim.world();
     let later_ms = sim.now_ms().saturating_add(sim.config().reconcile_grace_ms);
     let gaps = crate::sim::reconciler::gaps(world, sim.config(), later_ms);
-    let reported = |key: &str| gaps.iter().any(|(kind, k)| *kind == GapKind::DeadMessage && k == key);
+    let reported = |key: &str| gaps.iter().any(|(kind, k)| *kind == GapKind::DeadMessage && &**k == key);
     let mut problems = crate::sim::checker::inexact_orders(world);
     for order in world.order_db.orders.values() {
-        let key = order.biz_key.as_str();
+        let key = &*order.biz_key;
         let dead = world.order_db.message_by_key(key).is_some_and(|r| r.status == Status::Dead);
         if dead && !world.consumer.effects.contains_key(key) && !reported(key) {
             problems.push(format!("{key}: DEAD and not reported by reconciliation"));

@@ -134,7 +134,7 @@ impl Player {
         let log = self.sim.events();
         for e in &log[self.recorded..] {
             if let EventKind::MessageInserted { msg_id, biz_key, .. } = &e.kind {
-                self.keys.insert(*msg_id, biz_key.clone());
+                self.keys.insert(*msg_id, String::from(&**biz_key));
             }
         }
         self.timeline.record(log, self.sim.world());

@@ -249,7 +249,7 @@ fn core_tables(world: &World, since_ms: u64, history_since_ms: u64) -> BTreeMap<
     for o in recent {
         orders.push(vec![
             o.id.to_string(),
-            o.biz_key.clone(),
+            o.biz_key.to_string(),
             o.amount_cents.to_string(),
             core_ms(o.created_at_ms).to_string(),
         ]);
@@ -259,7 +259,7 @@ fn core_tables(world: &World, since_ms: u64, history_since_ms: u64) -> BTreeMap<
         vec![
             m.id.to_string(),
             m.shard.to_string(),
-            m.biz_key.clone(),
+            m.biz_key.to_string(),
             json_norm(&m.payload),
             m.status.as_str().to_string(),
             m.retry_count.to_string(),
@@ -581,7 +581,7 @@ impl Replay {
             written.iter().filter(|(_, &at)| at >= since_ms).map(|(k, _)| k.clone()).collect()
         };
         let dedup_keys: Vec<String> =
-            if since_ms == 0 { c.dedup.iter().map(|(k, _)| k.clone()).collect() } else { fresh(&self.deduped_at) };
+            if since_ms == 0 { c.dedup.iter().map(|(k, _)| k.to_string()).collect() } else { fresh(&self.deduped_at) };
         if let Some(rows) = core.get_mut("dedup") {
             for k in dedup_keys {
                 if let Some(at) = c.dedup.get(k.as_str()) {
@@ -589,8 +589,11 @@ impl Replay {
                 }
             }
         }
-        let charge_keys: Vec<String> =
-            if since_ms == 0 { c.effects.iter().map(|(k, _)| k.clone()).collect() } else { fresh(&self.charged_at) };
+        let charge_keys: Vec<String> = if since_ms == 0 {
+            c.effects.iter().map(|(k, _)| k.to_string()).collect()
+        } else {
+            fresh(&self.charged_at)
+        };
         if let Some(rows) = core.get_mut("charges") {
             for k in charge_keys {
                 if let Some(e) = c.effects.get(&k) {
@@ -639,13 +642,13 @@ impl Replay {
             }
             match &e.kind {
                 EventKind::EffectApplied { biz_key, recorded_key, .. } => {
-                    self.charged_at.insert(biz_key.clone(), e.at_ms);
+                    self.charged_at.insert(biz_key.to_string(), e.at_ms);
                     if *recorded_key {
-                        self.deduped_at.entry(biz_key.clone()).or_insert(e.at_ms);
+                        self.deduped_at.entry(biz_key.to_string()).or_insert(e.at_ms);
                     }
                 }
                 EventKind::DedupKeyRecorded { biz_key, .. } => {
-                    self.deduped_at.entry(biz_key.clone()).or_insert(e.at_ms);
+                    self.deduped_at.entry(biz_key.to_string()).or_insert(e.at_ms);
                 }
                 EventKind::RowsArchived { .. } => archived = true,
                 _ => {}
@@ -663,7 +666,7 @@ impl Replay {
             match &e.kind {
                 EventKind::TwoPcCommitted { biz_key, prepared_at_ms, .. } => {
                     // Charged at the prepare, before the last check: compare in full.
-                    self.charged_at.insert(biz_key.clone(), *prepared_at_ms);
+                    self.charged_at.insert(biz_key.to_string(), *prepared_at_ms);
                     since = 0;
                 }
                 EventKind::TablePreloaded { .. } => {

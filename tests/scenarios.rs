@@ -58,7 +58,7 @@ fn seed_demo_follows_the_source_documents_four_steps() {
     assert!(s.settled);
     assert_eq!((s.orders_committed, s.effects_applied, s.duplicates_skipped, s.outbox.done), (3, 3, 2, 3));
     let charged: Vec<(String, u64)> =
-        sim.world().consumer.effects.iter().map(|(k, e)| (k.clone(), e.amount_cents * e.count)).collect();
+        sim.world().consumer.effects.iter().map(|(k, e)| (k.to_string(), e.amount_cents * e.count)).collect();
     assert_eq!(charged, vec![("A001".into(), 9_990), ("A002".into(), 19_900), ("A003".into(), 5_900)]);
     let scans: Vec<(u64, Vec<u64>)> = sim
         .events()
@@ -92,7 +92,7 @@ fn rollback_leaves_no_trace_of_failed_transactions() {
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::TransactionRolledBack { biz_key, cause, .. } => Some((biz_key.clone(), *cause)),
+            EventKind::TransactionRolledBack { biz_key, cause, .. } => Some((biz_key.to_string(), *cause)),
             _ => None,
         })
         .collect();
@@ -106,9 +106,9 @@ fn rollback_leaves_no_trace_of_failed_transactions() {
         ]
     );
     let db = &sim.world().order_db;
-    let keys: Vec<&str> = db.orders.values().map(|o| o.biz_key.as_str()).collect();
+    let keys: Vec<&str> = db.orders.values().map(|o| &*o.biz_key).collect();
     assert_eq!(keys, vec!["A001", "A002"]);
-    let message_keys: Vec<&str> = db.outbox.rows().map(|r| r.biz_key.as_str()).collect();
+    let message_keys: Vec<&str> = db.outbox.rows().map(|r| &*r.biz_key).collect();
     assert_eq!(message_keys, vec!["A001", "A002"]);
     // Ids burned by rolled-back transactions are not reused (a database sequence).
     let ids: Vec<u64> = db.outbox.rows().map(|r| r.id).collect();
@@ -117,7 +117,7 @@ fn rollback_leaves_no_trace_of_failed_transactions() {
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::MessagePublished { biz_key, .. } => Some(biz_key.clone()),
+            EventKind::MessagePublished { biz_key, .. } => Some(biz_key.to_string()),
             _ => None,
         })
         .collect();
@@ -176,7 +176,7 @@ fn consumer_crash_is_absorbed_by_the_dedup_table() {
     });
     let crashed_at = sim.events().iter().find(|e| matches!(e.kind, EventKind::ConsumerCrashed { .. })).map(|e| e.at_ms);
     let (key, at) = redelivered.unwrap();
-    assert_eq!(key, "A001");
+    assert_eq!(&*key, "A001");
     assert_eq!(Some(at - 30_000), crashed_at, "redelivered one ack timeout after the unacked delivery");
 }
 

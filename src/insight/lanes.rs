@@ -9,7 +9,7 @@ use super::{duration, play, select, Request};
 use crate::link;
 use crate::markup::Html;
 use crate::sim::config::Mode;
-use crate::sim::event::{EventKind, Injection, RollbackCause};
+use crate::sim::event::{BizKey, EventKind, Injection, RollbackCause};
 use crate::sim::outbox_table::Status;
 use crate::sim::scenario::RunSpec;
 use crate::sim::{Simulation, World};
@@ -121,9 +121,9 @@ struct Lane {
     mode: Mode,
     spec: RunSpec,
     sim: Option<Simulation>,
-    moments: BTreeMap<String, Vec<Moment>>,
+    moments: BTreeMap<BizKey, Vec<Moment>>,
     /// When each key first appeared (its transaction began).
-    first_at: BTreeMap<String, u64>,
+    first_at: BTreeMap<BizKey, u64>,
     /// Faults and changes a person or the script injected: (time, label).
     injections: Vec<(u64, String)>,
 }
@@ -348,7 +348,7 @@ fn keys_to_draw(lanes: &[Lane]) -> (Vec<&str>, usize) {
     let mut first_at: BTreeMap<&str, u64> = BTreeMap::new();
     for lane in lanes {
         for (k, at) in &lane.first_at {
-            let e = first_at.entry(k.as_str()).or_insert(*at);
+            let e = first_at.entry(&**k).or_insert(*at);
             *e = (*e).min(*at);
         }
     }

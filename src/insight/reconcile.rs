@@ -8,7 +8,7 @@ use super::{duration, play, Request};
 
 use crate::markup::Html;
 use crate::sim::config::Config;
-use crate::sim::event::{EventKind, GapKind};
+use crate::sim::event::{BizKey, EventKind, GapKind};
 use crate::sim::reconciler;
 use crate::sim::scenario::{Command, RunSpec};
 use crate::sim::{Simulation, World};
@@ -32,9 +32,9 @@ struct Probe {
     world: World,
     config: Config,
     /// The gaps it finds, in its order.
-    gaps: Vec<(GapKind, String)>,
+    gaps: Vec<(GapKind, BizKey)>,
     /// What it re-published.
-    compensated: Vec<(GapKind, String)>,
+    compensated: Vec<(GapKind, BizKey)>,
     /// The same run with the reconciliation, played to its end.
     after: Simulation,
 }
@@ -62,7 +62,7 @@ fn probe(spec: &RunSpec, cursor: u64, notices: &mut Vec<String>) -> Option<Probe
 }
 
 /// The gaps a reconciliation at the end of a run would still find.
-fn gaps_at_end(sim: &Simulation) -> Vec<(GapKind, String)> {
+fn gaps_at_end(sim: &Simulation) -> Vec<(GapKind, BizKey)> {
     reconciler::gaps(sim.world(), sim.config(), sim.now_ms())
 }
 
@@ -94,7 +94,7 @@ fn key_list<'a>(keys: impl Iterator<Item = &'a str>) -> Html {
 }
 
 /// Counts by kind, in [`GapKind::ALL`] order.
-fn counts(gaps: &[(GapKind, String)]) -> [usize; 5] {
+fn counts(gaps: &[(GapKind, BizKey)]) -> [usize; 5] {
     let mut n = [0; 5];
     for (kind, _) in gaps {
         if let Some(i) = GapKind::ALL.iter().position(|k| k == kind) {
@@ -244,7 +244,7 @@ fn moment(req: &Request, p: &Probe, cursor: u64, at_start: bool) -> Html {
 }
 
 /// The legend: the gaps' counts by kind, and which can be re-published.
-fn gap_legend(req: &Request, gaps: &[(GapKind, String)]) -> Html {
+fn gap_legend(req: &Request, gaps: &[(GapKind, BizKey)]) -> Html {
     let n = counts(gaps);
     let mut s = Html::lit("<ul class=gap-legend data-testid=gap-legend>");
     for (i, kind) in GapKind::ALL.iter().enumerate() {
@@ -295,7 +295,7 @@ fn no_gaps(req: &Request, lab: &Simulation) -> Html {
 
 /// The three ledgers, side by side, after a note on the orders that are not gaps yet.
 fn ledgers(req: &Request, p: &Probe) -> Html {
-    let gap_of: BTreeMap<&str, GapKind> = p.gaps.iter().map(|(k, key)| (key.as_str(), *k)).collect();
+    let gap_of: BTreeMap<&str, GapKind> = p.gaps.iter().map(|(k, key)| (&**key, *k)).collect();
     let (orders, waiting) = order_rows(req, p, &gap_of);
     let mut s = Html::new();
     if waiting > 0 {
@@ -317,8 +317,8 @@ fn ledgers(req: &Request, p: &Probe) -> Html {
         .effects
         .iter()
         .map(|(key, e)| Row {
-            key: key.clone(),
-            cells: vec![key.clone(), money(e.amount_cents), e.count.to_string()],
+            key: key.to_string(),
+            cells: vec![key.to_string(), money(e.amount_cents), e.count.to_string()],
             class: if e.count > 1 { "row-double" } else { "" },
         })
         .collect();
@@ -351,19 +351,19 @@ fn order_rows(req: &Request, p: &Probe, gap_of: &BTreeMap<&str, GapKind>) -> (Ve
         .values()
         .map(|o| {
             // No effect yet and not a gap: within the grace period, or the relay still owns it.
-            let wait = !effects_now.contains_key(&o.biz_key) && !gap_of.contains_key(o.biz_key.as_str());
+            let wait = !effects_now.contains_key(&o.biz_key) && !gap_of.contains_key(&*o.biz_key);
             waiting += wait as usize;
             let class = if wait { "row-waiting" } else { "" };
             Row {
-                key: o.biz_key.clone(),
-                cells: vec![o.biz_key.clone(), money(o.amount_cents), committed.into()],
+                key: String::from(&*o.biz_key),
+                cells: vec![String::from(&*o.biz_key), money(o.amount_cents), committed.into()],
                 class,
             }
         })
         .collect();
     orders.extend(db.open_txs.iter().map(|(_, tx)| Row {
-        key: tx.biz_key.clone(),
-        cells: vec![tx.biz_key.clone(), money(tx.amount_cents), in_tx.into()],
+        key: String::from(&*tx.biz_key),
+        cells: vec![String::from(&*tx.biz_key), money(tx.amount_cents), in_tx.into()],
         class: "row-open",
     }));
     (orders, waiting)
@@ -376,17 +376,22 @@ fn message_rows(req: &Request, p: &Probe) -> Vec<Row> {
         .outbox
         .rows()
         .map(|m| Row {
-            key: m.biz_key.clone(),
-            cells: vec![m.id.to_string(), m.biz_key.clone(), m.status.as_str().into(), m.retry_count.to_string()],
+            key: String::from(&*m.biz_key),
+            cells: vec![
+                m.id.to_string(),
+                String::from(&*m.biz_key),
+                m.status.as_str().into(),
+                m.retry_count.to_string(),
+            ],
             class: "",
         })
         .collect();
     let archived = req.t("（已归档）", " (archived)");
     messages.extend(db.history.values().map(|m| Row {
-        key: m.biz_key.clone(),
+        key: String::from(&*m.biz_key),
         cells: vec![
             m.id.to_string(),
-            m.biz_key.clone(),
+            String::from(&*m.biz_key),
             format!("{}{archived}", m.status.as_str()),
             m.retry_count.to_string(),
         ],
@@ -394,8 +399,8 @@ fn message_rows(req: &Request, p: &Probe) -> Vec<Row> {
     }));
     let sent = req.t("已发送（发送日志）", "sent (send log)");
     messages.extend(db.sent_log().map(|(key, m)| Row {
-        key: key.clone(),
-        cells: vec![m.msg_id.to_string(), key.clone(), sent.into(), "—".into()],
+        key: key.to_string(),
+        cells: vec![m.msg_id.to_string(), key.to_string(), sent.into(), "—".into()],
         class: "row-sent-log",
     }));
     messages
@@ -406,7 +411,7 @@ fn result(req: &Request, p: &Probe, lab: &Simulation) -> Html {
     let end_without = gaps_at_end(lab);
     let end_with = gaps_at_end(&p.after);
     let fixed = p.compensated.iter().filter(|(_, k)| p.after.world().consumer.effects.contains_key(k)).count();
-    let manual: Vec<&str> = p.gaps.iter().filter(|(k, _)| !k.compensable()).map(|(_, key)| key.as_str()).collect();
+    let manual: Vec<&str> = p.gaps.iter().filter(|(k, _)| !k.compensable()).map(|(_, key)| key.as_ref()).collect();
     let mut s = html!(
         "<section class=reconcile-result data-testid=result><h3>{}</h3><ul>\
          <li data-testid=result-found>{} <b>{}</b></li>\
@@ -416,7 +421,7 @@ fn result(req: &Request, p: &Probe, lab: &Simulation) -> Html {
         p.gaps.len(),
         req.t("补发", "re-published"),
         p.compensated.len(),
-        key_list(p.compensated.iter().map(|(_, k)| k.as_str()))
+        key_list(p.compensated.iter().map(|(_, k)| k.as_ref()))
     );
     if !p.config.reconcile_compensate && !p.gaps.is_empty() {
         html_write!(
@@ -452,10 +457,10 @@ fn result(req: &Request, p: &Probe, lab: &Simulation) -> Html {
          <li data-testid=result-without>{} <b>{}</b> {}</li></ul></section>",
         req.t("运行结束时仍剩的缺口（此刻对账）", "gaps left at the end of the run (reconciling now)"),
         end_with.len(),
-        key_list(end_with.iter().map(|(_, k)| k.as_str())),
+        key_list(end_with.iter().map(|(_, k)| k.as_ref())),
         req.t("运行结束时的缺口（不在此刻对账）", "gaps at the end of the run (without it)"),
         end_without.len(),
-        key_list(end_without.iter().map(|(_, k)| k.as_str()))
+        key_list(end_without.iter().map(|(_, k)| k.as_ref()))
     );
     s
 }
@@ -498,7 +503,7 @@ mod tests {
             .iter()
             .take_while(|e| !matches!(e.kind, EventKind::ReconcileFinished { .. }))
             .filter_map(|e| match &e.kind {
-                EventKind::GapFound { gap, biz_key } if *gap == kind => Some(biz_key.clone()),
+                EventKind::GapFound { gap, biz_key } if *gap == kind => Some(String::from(&**biz_key)),
                 _ => None,
             })
             .collect();

@@ -521,7 +521,7 @@ fn runner_marks(sim: &Simulation, lanes: u32) -> (Vec<Mark>, usize) {
     for e in sim.events() {
         let (relay, key, kind) = match &e.kind {
             EventKind::MessageInserted { msg_id, biz_key, .. } => {
-                keys.insert(*msg_id, biz_key.clone());
+                keys.insert(*msg_id, String::from(&**biz_key));
                 continue;
             }
             EventKind::RelayScanned { relay_id, rows_examined, picked, locked, .. }
@@ -538,7 +538,7 @@ fn runner_marks(sim: &Simulation, lanes: u32) -> (Vec<Mark>, usize) {
                 if first.is_none() {
                     first_by.insert(*msg_id, *relay_id);
                 }
-                (*relay_id, biz_key.clone(), MarkKind::Publish { first_by: first })
+                (*relay_id, String::from(&**biz_key), MarkKind::Publish { first_by: first })
             }
             EventKind::RelayLockWaited { relay_id, holder } => {
                 (*relay_id, String::new(), MarkKind::Wait { holder: *holder })

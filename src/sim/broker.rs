@@ -2,7 +2,7 @@
 //! unacked until the consumer acks one of its deliveries; a delivery not acked within
 //! `ack_timeout_ms` is delivered again, and now and then a copy is delivered twice.
 
-use super::event::{DeliveryCause, EventKind, Injection, PublishFailure};
+use super::event::{BizKey, DeliveryCause, EventKind, Injection, PayloadText, PublishFailure};
 use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
@@ -11,8 +11,8 @@ use super::simulation::{Action, Ctx};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unacked {
     pub msg_id: u64,
-    pub biz_key: String,
-    pub payload: String,
+    pub biz_key: BizKey,
+    pub payload: PayloadText,
     /// Deliveries of this message still waiting for their ack.
     pub deliveries: Vec<u64>,
 }

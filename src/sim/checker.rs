@@ -3,11 +3,11 @@
 //! so they stay on even for million-order benchmarks.
 
 use super::config::Mode;
-use super::event::{Event, EventKind};
+use super::event::{BizKey, Event, EventKind};
+use super::id_map::IdMap;
 use super::outbox_table::Status;
 use super::world::World;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -68,14 +68,14 @@ pub struct Checker {
     /// Whether orders and message rows must pair up (only the outbox pattern promises it).
     outbox_mode: bool,
     /// Message ids allocated by transactions that rolled back: they must never be published.
-    rolled_back_msg_ids: BTreeSet<u64>,
+    rolled_back_msg_ids: IdMap<()>,
     /// The last publish of each unfinished message: by which relay and at which event,
     /// packed as relay << 40 | seq.
-    last_publish: BTreeMap<u64, u64>,
+    last_publish: IdMap<u64>,
     /// When each relay's current batch was picked (the seq of its RelayScanned).
-    picked_at_seq: BTreeMap<u64, u64>,
+    picked_at_seq: IdMap<u64>,
     /// lock=cas: the relays that claimed each unfinished message, in claim order.
-    claimed_by: BTreeMap<u64, Vec<u32>>,
+    claimed_by: IdMap<Vec<u32>>,
 }
 
 impl Checker {
@@ -101,14 +101,25 @@ impl Checker {
         seqs.sort_unstable();
         seqs.dedup();
         let rank = |seq: u64| seqs.binary_search(&seq).unwrap_or(usize::MAX);
-        let _ = write!(out, "{}|{:?}|", self.total, self.rolled_back_msg_ids);
-        for (msg, packed) in &self.last_publish {
+        let _ = write!(out, "{}|", self.total);
+        for msg in self.rolled_back_msg_ids.keys() {
+            let _ = write!(out, "{msg},");
+        }
+        out.push('|');
+        for (msg, packed) in self.last_publish.iter() {
             let _ = write!(out, "{msg}:{}@{};", packed >> 40, rank(packed & SEQ));
         }
-        for (relay, seq) in &self.picked_at_seq {
+        for (relay, seq) in self.picked_at_seq.iter() {
             let _ = write!(out, "{relay}@{};", rank(*seq));
         }
-        let _ = write!(out, "|{:?}", self.claimed_by);
+        out.push('|');
+        for (msg, relays) in self.claimed_by.iter() {
+            let _ = write!(out, "{msg}:");
+            for relay in relays {
+                let _ = write!(out, "{relay},");
+            }
+            out.push(';');
+        }
     }
 
     pub fn count(&self, kind: ViolationKind) -> usize {
@@ -142,7 +153,7 @@ impl Checker {
             }
             MessagePublished { relay_id, msg_id, biz_key, .. } => {
                 let committed = outbox.get(*msg_id).is_some();
-                if self.rolled_back_msg_ids.contains(msg_id) || !committed {
+                if self.rolled_back_msg_ids.contains_key(msg_id) || !committed {
                     let detail = format!("message {msg_id} ({biz_key}) was published but never committed");
                     self.report(event, ViolationKind::GhostPublish, detail);
                 }
@@ -186,16 +197,17 @@ impl Checker {
                 None
             }
             RowClaimed { relay_id, msg_id, .. } => {
-                let claims = self.claimed_by.entry(*msg_id).or_default();
+                let mut claims = self.claimed_by.remove(msg_id).unwrap_or_default();
                 // Bounded by the relay count: a relay is listed once.
                 if !claims.contains(relay_id) {
                     claims.push(*relay_id);
                 }
+                self.claimed_by.insert(*msg_id, claims);
                 None
             }
             TransactionRolledBack { tx_id, .. } => {
                 if let Some(msg) = world.order_db.open_txs.get(tx_id).and_then(|tx| tx.message.as_ref()) {
-                    self.rolled_back_msg_ids.insert(msg.id);
+                    self.rolled_back_msg_ids.insert(msg.id, ());
                 }
                 None
             }
@@ -295,7 +307,7 @@ pub fn inexact_orders(world: &World) -> Vec<String> {
         .collect()
 }
 
-pub fn lost_orders(world: &World) -> Vec<String> {
+pub fn lost_orders(world: &World) -> Vec<BizKey> {
     let db = &world.order_db;
     db.orders
         .values()

@@ -4,7 +4,7 @@
 //! then ack the broker and confirm to the order service.
 
 use super::broker::Unacked;
-use super::event::{EventKind, Injection};
+use super::event::{BizKey, EventKind, Injection};
 use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
 use super::simulation::{Action, Ctx};
@@ -25,28 +25,28 @@ pub struct ConsumerState {
     /// A person asked that the consumer crash before its next ack.
     pub crash_armed: bool,
     /// The dedup table: processed biz_key -> when.
-    pub dedup: SharedMap<String, u64>,
+    pub dedup: SharedMap<BizKey, u64>,
     /// The effects table, by biz_key.
     pub effects: EffectsTable,
     /// The last keys put into the dedup table, oldest first (at most `RECENT_KEYS`).
-    pub recent_keys: Vec<String>,
+    pub recent_keys: Vec<BizKey>,
 }
 
 /// How many of the latest dedup keys the state remembers in order (the stage shows them).
 pub const RECENT_KEYS: usize = 8;
 
-fn remember(recent: &mut Vec<String>, key: &str) {
+fn remember(recent: &mut Vec<BizKey>, key: &BizKey) {
     if recent.len() >= RECENT_KEYS {
         recent.remove(0);
     }
-    recent.push(key.to_string());
+    recent.push(key.clone());
 }
 
 /// The effects table: biz_key -> record. A key index over records kept in the order they
 /// were first applied (the index shares its code with the dedup table's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EffectsTable {
-    index: SharedMap<String, u64>,
+    index: SharedMap<BizKey, u64>,
     records: IdMap<EffectRecord>,
 }
 
@@ -68,7 +68,7 @@ impl EffectsTable {
     }
 
     /// Applies the effect for a key once more (or for the first time).
-    pub fn record(&mut self, biz_key: &str, amount_cents: u64, at_ms: u64) {
+    pub fn record(&mut self, biz_key: &BizKey, amount_cents: u64, at_ms: u64) {
         match self.index.get(biz_key).copied() {
             Some(i) => {
                 if let Some(r) = self.records.get_mut(&i) {
@@ -77,14 +77,14 @@ impl EffectsTable {
             }
             None => {
                 let i = self.records.len() as u64;
-                self.index.insert(biz_key.to_string(), i);
+                self.index.insert(biz_key.clone(), i);
                 self.records.insert(i, EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
             }
         }
     }
 
     /// (biz_key, record) in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &EffectRecord)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&BizKey, &EffectRecord)> {
         self.index.iter().filter_map(|(k, i)| Some((k, self.records.get(i)?)))
     }
 
@@ -95,9 +95,9 @@ impl EffectsTable {
 }
 
 impl ConsumerState {
-    fn record_key(&mut self, biz_key: &str, at_ms: u64) {
+    fn record_key(&mut self, biz_key: &BizKey, at_ms: u64) {
         if !self.dedup.contains_key(biz_key) {
-            self.dedup.insert(biz_key.to_string(), at_ms);
+            self.dedup.insert(biz_key.clone(), at_ms);
             remember(&mut self.recent_keys, biz_key);
         }
     }
@@ -114,7 +114,7 @@ impl ConsumerState {
             DedupKeyRecorded { biz_key, .. } => self.record_key(biz_key, at_ms),
             TablePreloaded { rows, .. } => {
                 for n in 0..*rows {
-                    let biz_key = format!("OLD-{n:07}");
+                    let biz_key = BizKey::from(format!("OLD-{n:07}"));
                     self.dedup.insert(biz_key.clone(), 0);
                     self.effects.record(&biz_key, 1_000, 0);
                     if n + RECENT_KEYS as u64 >= *rows {

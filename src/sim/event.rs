@@ -4,6 +4,18 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A business key (`ORD-0000001`, `A001`): one shared allocation per key, so a copy costs a
+/// reference count, not an allocation. The core copies a key into most events and into
+/// several tables (orders, outbox, dedup, effects), and with `String` each copy was an
+/// allocation and a copy of the text: a million-order run spent a fifth of its time in malloc
+/// and free, and kept six copies of every key (the core-speed issue). It reads, compares,
+/// hashes and serializes as the string it holds, so logs and traces are unchanged.
+pub type BizKey = std::sync::Arc<str>;
+
+/// A message's payload text (see [`crate::sim::payload`]): made once per message, then
+/// copied into every publish and delivery, so its copies share one allocation too.
+pub type PayloadText = std::sync::Arc<str>;
+
 /// Who caused an event. In data-flow order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -170,7 +182,7 @@ pub enum EventKind {
     // ---- order service: one local transaction writes the order and its message ----
     TransactionBegan {
         tx_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         amount_cents: u64,
         /// How long the transaction's statements took (its CPU work, slowed while scans
         /// shared the database's cores); 0 when writes are modelled as instant.
@@ -181,45 +193,45 @@ pub enum EventKind {
     OrderInserted {
         tx_id: u64,
         order_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         amount_cents: u64,
     },
     MessageInserted {
         tx_id: u64,
         msg_id: u64,
-        biz_key: String,
-        payload: String,
+        biz_key: BizKey,
+        payload: PayloadText,
         shard: u32,
     },
     OrderCommitted {
         tx_id: u64,
         order_id: u64,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
     },
     TransactionRolledBack {
         tx_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         cause: RollbackCause,
     },
     /// Wrong-turn modes: the order committed with no message row beside it.
     OrderOnlyCommitted {
         tx_id: u64,
         order_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
     },
     /// Wrong-turn modes: the order service published to the MQ itself.
     MessageSentDirectly {
         tx_id: u64,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         offset: u64,
-        payload: String,
+        payload: PayloadText,
     },
     /// The order service process died right after its database work.
     OrderServiceCrashed {
         tx_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         committed: bool,
     },
     /// The lab started from a table that already holds `rows` old, finished orders.
@@ -304,9 +316,9 @@ pub enum EventKind {
     MessagePublished {
         relay_id: u32,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         offset: u64,
-        payload: String,
+        payload: PayloadText,
     },
     MessageMarkedSent {
         relay_id: u32,
@@ -336,7 +348,7 @@ pub enum EventKind {
         delivery_id: u64,
         offset: u64,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         cause: DeliveryCause,
     },
     AckLost {
@@ -352,7 +364,7 @@ pub enum EventKind {
     EffectApplied {
         delivery_id: u64,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         amount_cents: u64,
         recorded_key: bool,
         /// `dedup_in_tx=false`: the key was checked, and is to be recorded after the ack
@@ -364,12 +376,12 @@ pub enum EventKind {
     DedupKeyRecorded {
         delivery_id: u64,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
     },
     DuplicateSkipped {
         delivery_id: u64,
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
     },
     MessageAcked {
         delivery_id: u64,
@@ -384,7 +396,7 @@ pub enum EventKind {
     // ---- order service again: the consumer's confirmation closes the loop ----
     MessageDone {
         msg_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
     },
 
     // ---- reconciler: closing-time three-way check ----
@@ -395,15 +407,15 @@ pub enum EventKind {
     },
     GapFound {
         gap: GapKind,
-        biz_key: String,
+        biz_key: BizKey,
     },
     /// Re-published to the broker; no status moves.
     GapCompensated {
         gap: GapKind,
-        biz_key: String,
+        biz_key: BizKey,
         msg_id: u64,
         offset: u64,
-        payload: String,
+        payload: PayloadText,
     },
     ReconcileFinished {
         found: u64,
@@ -413,7 +425,7 @@ pub enum EventKind {
     // ---- two-phase commit (mode two_pc) ----
     TwoPcRoundStarted {
         round: u64,
-        biz_key: String,
+        biz_key: BizKey,
         amount_cents: u64,
         participants: u64,
         /// The order's id, taken from the orders sequence now (an aborted round uses one up,
@@ -437,7 +449,7 @@ pub enum EventKind {
     TwoPcCommitted {
         round: u64,
         order_id: u64,
-        biz_key: String,
+        biz_key: BizKey,
         amount_cents: u64,
         /// When the participants wrote their rows and prepared (the votes): the rows'
         /// created_at / charged_at. COMMIT PREPARED makes them visible now, as written then.
@@ -446,7 +458,7 @@ pub enum EventKind {
     },
     TwoPcAborted {
         round: u64,
-        biz_key: String,
+        biz_key: BizKey,
         no_votes: u64,
     },
 

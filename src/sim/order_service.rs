@@ -4,7 +4,7 @@
 
 use super::broker;
 use super::config::Mode;
-use super::event::{EventKind, RollbackCause, TxFault};
+use super::event::{BizKey, EventKind, PayloadText, RollbackCause, TxFault};
 use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderRow {
     pub id: u64,
-    pub biz_key: String,
+    pub biz_key: BizKey,
     pub amount_cents: u64,
     pub created_at_ms: u64,
 }
@@ -24,7 +24,7 @@ pub struct OrderRow {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenTx {
     pub tx_id: u64,
-    pub biz_key: String,
+    pub biz_key: BizKey,
     pub amount_cents: u64,
     pub order: Option<OrderRow>,
     pub message: Option<OutboxRow>,
@@ -55,11 +55,11 @@ pub struct SentMessage {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrderDb {
     pub orders: IdMap<OrderRow>,
-    order_by_biz_key: SharedMap<String, u64>,
+    order_by_biz_key: SharedMap<BizKey, u64>,
     pub outbox: OutboxTable,
     /// Archived DONE rows (the history table), with its own unique index on biz_key.
     pub history: IdMap<OutboxRow>,
-    history_by_key: SharedMap<String, u64>,
+    history_by_key: SharedMap<BizKey, u64>,
     pub open_txs: IdMap<OpenTx>,
     /// Row locks held by relay transactions: msg_id -> relay.
     pub row_locks: IdMap<u64>,
@@ -70,8 +70,8 @@ pub struct OrderDb {
     pub uncommitted: IdMap<OutboxRow>,
     /// Wrong-turn modes: what the service published directly, by biz_key: the message id
     /// and when (two maps of one type, to keep the bundle small).
-    sent_msg_id: SharedMap<String, u64>,
-    sent_at_ms: SharedMap<String, u64>,
+    sent_msg_id: SharedMap<BizKey, u64>,
+    sent_at_ms: SharedMap<BizKey, u64>,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,
@@ -92,7 +92,7 @@ impl OrderDb {
 
     /// The producer's send log, by biz_key: what the service published directly (wrong-turn
     /// modes) or the reconciler re-published for a key with no message row.
-    pub fn sent_log(&self) -> impl Iterator<Item = (&String, SentMessage)> + '_ {
+    pub fn sent_log(&self) -> impl Iterator<Item = (&BizKey, SentMessage)> + '_ {
         self.sent_msg_id
             .iter()
             .map(|(k, &msg_id)| (k, SentMessage { msg_id, sent_at_ms: self.sent_at_ms.get(k).copied().unwrap_or(0) }))
@@ -103,9 +103,9 @@ impl OrderDb {
         self.sent_msg_id.len()
     }
 
-    fn record_sent(&mut self, biz_key: &str, msg_id: u64, at_ms: u64) {
-        self.sent_msg_id.insert(biz_key.to_string(), msg_id);
-        self.sent_at_ms.insert(biz_key.to_string(), at_ms);
+    fn record_sent(&mut self, biz_key: &BizKey, msg_id: u64, at_ms: u64) {
+        self.sent_msg_id.insert(biz_key.clone(), msg_id);
+        self.sent_at_ms.insert(biz_key.clone(), at_ms);
     }
 
     pub fn order_by_key(&self, biz_key: &str) -> Option<&OrderRow> {
@@ -225,7 +225,7 @@ impl OrderDb {
             }
             TablePreloaded { rows, shards } => {
                 for n in 0..*rows {
-                    let biz_key = format!("OLD-{n:07}");
+                    let biz_key = BizKey::from(format!("OLD-{n:07}"));
                     let (order_id, msg_id) = (self.next_order_id, self.next_msg_id);
                     self.insert_order(OrderRow {
                         id: order_id,
@@ -360,7 +360,8 @@ pub fn arrive(ctx: &mut Ctx<'_>, request: OrderRequest) {
 pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, scans_running: u64) {
     let mode = ctx.config.mode;
     let tx_id = ctx.world.order_db.next_tx_id;
-    let key = request.biz_key.clone();
+    // The one allocation of this key: every event and row below shares it.
+    let key = BizKey::from(request.biz_key.as_str());
     let amount_cents = request.amount_cents;
     ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents, write_ms, scans_running });
 
@@ -442,9 +443,9 @@ fn crashes(ctx: &mut Ctx<'_>, request: &OrderRequest) -> bool {
     request.crash || ctx.faults.placed(FaultKind::OrderCrash)
 }
 
-fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &str, payload: String) {
+fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, payload: PayloadText) {
     let msg_id = ctx.world.order_db.next_msg_id;
-    let biz_key = key.to_string();
+    let biz_key = key.clone();
     broker::publish(ctx, |offset| EventKind::MessageSentDirectly { tx_id, msg_id, biz_key, offset, payload });
 }
 

@@ -5,6 +5,7 @@
 //! With sharding, each shard is its own table; rows carry their shard and every index is
 //! per shard, so one structure serves one shard or sixty-four.
 
+use super::event::{BizKey, PayloadText};
 use super::id_map::{IdMap, SharedMap};
 use serde::{Deserialize, Serialize};
 
@@ -53,9 +54,9 @@ pub struct OutboxRow {
     /// Which shard (physical table) holds the row: a stable hash of biz_key.
     #[serde(default)]
     pub shard: u32,
-    pub biz_key: String,
+    pub biz_key: BizKey,
     /// JSON text, as a `jsonb`/`text` column would hold it.
-    pub payload: String,
+    pub payload: PayloadText,
     pub status: Status,
     pub retry_count: u64,
     pub next_retry_at_ms: u64,
@@ -99,7 +100,7 @@ pub struct ShardCounts {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutboxTable {
     rows: IdMap<OutboxRow>,
-    by_biz_key: SharedMap<String, u64>,
+    by_biz_key: SharedMap<BizKey, u64>,
     /// The composite index, per shard: (shard, status, next_retry_at_ms, id).
     by_status_next_retry: SharedMap<(u32, Status, u64, u64), ()>,
     /// DONE rows by when they became DONE, for the archive job, packed as
@@ -352,8 +353,8 @@ mod tests {
         OutboxRow {
             id,
             shard: 0,
-            biz_key: key.to_string(),
-            payload: "{}".to_string(),
+            biz_key: key.into(),
+            payload: "{}".into(),
             status: Status::Pending,
             retry_count: 0,
             next_retry_at_ms,
@@ -429,7 +430,7 @@ mod tests {
         assert_eq!(t.done_before(100, 10), vec![3, 1]);
         assert_eq!(t.done_before(60, 10), vec![3]);
         let removed = t.remove(3).unwrap();
-        assert_eq!(removed.biz_key, "k3");
+        assert_eq!(&*removed.biz_key, "k3");
         assert_eq!((t.len(), t.count(Status::Done), t.shard_counts(0).rows), (3, 1, 3));
         assert_eq!(t.id_of("k3"), None);
         assert_eq!(t.done_before(100, 10), vec![1]);

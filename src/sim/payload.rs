@@ -2,9 +2,11 @@
 //! amount back. One module, so the order service, the reconciler, the consumer and the SQL
 //! all agree on it.
 
+use super::event::PayloadText;
+
 /// The message row's payload, as JSON text: `{"amount_cents":9990,"biz_key":"A001","event":"order_created"}`.
 /// Written by hand (no JSON library on this hot path, nor in the browser bundle).
-pub fn payload_json(biz_key: &str, amount_cents: u64) -> String {
+pub fn payload_json(biz_key: &str, amount_cents: u64) -> PayloadText {
     let mut out = String::with_capacity(64 + biz_key.len());
     out.push_str("{\"amount_cents\":");
     out.push_str(&amount_cents.to_string());
@@ -18,7 +20,7 @@ pub fn payload_json(biz_key: &str, amount_cents: u64) -> String {
         }
     }
     out.push_str("\",\"event\":\"order_created\"}");
-    out
+    PayloadText::from(out)
 }
 
 /// Reads `amount_cents` back from a payload: the number after `"amount_cents":`, if any.
@@ -40,6 +42,6 @@ mod tests {
         assert_eq!(value["amount_cents"], 9_990);
         assert_eq!(payload_amount_cents(&text), Some(9_990));
         assert_eq!(payload_amount_cents("{}"), None);
-        assert_eq!(payload_json("A001", 9_990), r#"{"amount_cents":9990,"biz_key":"A001","event":"order_created"}"#);
+        assert_eq!(&*payload_json("A001", 9_990), r#"{"amount_cents":9990,"biz_key":"A001","event":"order_created"}"#);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::broker;
 use super::config::Config;
-use super::event::{EventKind, GapKind};
+use super::event::{BizKey, EventKind, GapKind, PayloadText};
 use super::id_map::SharedMap;
 use super::outbox_table::Status;
 use super::payload::payload_json;
@@ -20,7 +20,7 @@ pub const MAX_GAPS_PER_RUN: usize = 2_000;
 /// consumer never turns into a storm of copies.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReconcilerState {
-    pub compensated_at_ms: SharedMap<String, u64>,
+    pub compensated_at_ms: SharedMap<BizKey, u64>,
 }
 
 impl ReconcilerState {
@@ -34,8 +34,8 @@ impl ReconcilerState {
 /// One gap found, with what it takes to publish again if it can be compensated.
 struct Gap {
     kind: GapKind,
-    biz_key: String,
-    republish: Option<(u64, String)>,
+    biz_key: BizKey,
+    republish: Option<(u64, PayloadText)>,
 }
 
 /// The periodic job: runs, then schedules its next run.
@@ -70,7 +70,7 @@ pub fn run(ctx: &mut Ctx<'_>) {
 
 /// The gaps a run would report at `now_ms` (kind and biz_key, in its order), without
 /// emitting or compensating anything: what a view shows before anyone presses the button.
-pub fn gaps(world: &World, config: &Config, now_ms: u64) -> Vec<(GapKind, String)> {
+pub fn gaps(world: &World, config: &Config, now_ms: u64) -> Vec<(GapKind, BizKey)> {
     find_gaps_in(world, config, now_ms).into_iter().map(|g| (g.kind, g.biz_key)).collect()
 }
 
@@ -86,7 +86,9 @@ fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
     // Messages with a copy still in the broker are in flight, not missing: the broker owns
     // them (a copy redelivers until acked). A key compensated within the grace period is
     // waiting on that compensation.
-    let in_flight: std::collections::BTreeSet<u64> = world.broker.unacked.values().map(|u| u.msg_id).collect();
+    let mut in_flight: Vec<u64> = world.broker.unacked.values().map(|u| u.msg_id).collect();
+    in_flight.sort_unstable();
+    let in_flight = |msg_id: u64| in_flight.binary_search(&msg_id).is_ok();
     let waiting = |key: &str| world.reconciler.compensated_at_ms.get(key).is_some_and(|&at| !settled(at));
     let mut next_msg_id = db.next_msg_id;
     let mut gaps = Vec::new();
@@ -101,7 +103,7 @@ fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
         }
         let key = order.biz_key.clone();
         if let Some(row) = db.message_by_key(&key) {
-            if in_flight.contains(&row.id) {
+            if in_flight(row.id) {
                 continue;
             }
             let republish = Some((row.id, row.payload.clone()));
@@ -114,7 +116,7 @@ fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
                 _ => {}
             }
         } else if let Some(sent) = db.sent_directly(&key) {
-            if settled(sent.sent_at_ms) && !in_flight.contains(&sent.msg_id) {
+            if settled(sent.sent_at_ms) && !in_flight(sent.msg_id) {
                 let republish = Some((sent.msg_id, payload_json(&key, order.amount_cents)));
                 gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish });
             }
@@ -149,7 +151,7 @@ mod tests {
         sim.events()
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::GapFound { gap, biz_key } => Some((*gap, biz_key.clone())),
+                EventKind::GapFound { gap, biz_key } => Some((*gap, String::from(&**biz_key))),
                 _ => None,
             })
             .collect()

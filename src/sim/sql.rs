@@ -611,7 +611,7 @@ SELECT biz_key, count(*) AS effects FROM charges GROUP BY biz_key ORDER BY biz_k
         // A participant's part, sent as one string: BEGIN, its write, PREPARE or ROLLBACK.
         TwoPcVoted { round, participant, yes } => {
             let r = before.two_pc.open.get(round);
-            let (key, amount) = r.map_or(("", 0), |r| (r.biz_key.as_str(), r.amount_cents));
+            let (key, amount) = r.map_or(("", 0), |r| (r.biz_key.as_ref(), r.amount_cents));
             let duplicate = db.order_id_of(key).is_some();
             let (write, counts): (String, &'static [u64]) = match *participant {
                 0 => (
@@ -661,8 +661,8 @@ fn message_row(id: u64, shard: u32, biz_key: &str, payload: &str, at_ms: u64) ->
     OutboxRow {
         id,
         shard,
-        biz_key: biz_key.to_string(),
-        payload: payload.to_string(),
+        biz_key: biz_key.into(),
+        payload: payload.into(),
         status: super::outbox_table::Status::Pending,
         retry_count: 0,
         next_retry_at_ms: at_ms,

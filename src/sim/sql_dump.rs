@@ -25,7 +25,7 @@ fn preload_key(id: u64) -> String {
 }
 
 fn is_preloaded_row(r: &OutboxRow) -> bool {
-    r.biz_key == preload_key(r.id)
+    *r.biz_key == *preload_key(r.id)
         && r.shard == 0
         && r.status == super::outbox_table::Status::Done
         && (r.retry_count, r.next_retry_at_ms, r.created_at_ms, r.updated_at_ms) == (0, 0, 0, 0)
@@ -33,7 +33,7 @@ fn is_preloaded_row(r: &OutboxRow) -> bool {
 }
 
 fn is_preloaded_order(o: &OrderRow) -> bool {
-    o.biz_key == preload_key(o.id) && o.amount_cents == 1_000 && o.created_at_ms == 0
+    *o.biz_key == *preload_key(o.id) && o.amount_cents == 1_000 && o.created_at_ms == 0
 }
 
 /// Consecutive ids as inclusive ranges. The tables iterate in id or key order, and a preload

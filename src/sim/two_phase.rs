@@ -3,7 +3,7 @@
 //! hold their locks until the decision — and if the coordinator dies after the votes, until
 //! it recovers. No MQ, no outbox: the order and the payment commit together, or not at all.
 
-use super::event::EventKind;
+use super::event::{BizKey, EventKind};
 use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::order_service::OrderRequest;
@@ -12,7 +12,7 @@ use super::simulation::{Action, Ctx};
 /// One round in progress.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Round {
-    pub biz_key: String,
+    pub biz_key: BizKey,
     pub amount_cents: u64,
     pub participants: u64,
     /// The order id taken at the round's start.
@@ -104,7 +104,7 @@ pub fn start_round(ctx: &mut Ctx<'_>, request: &OrderRequest) {
     let order_id = ctx.world.order_db.next_order_id;
     ctx.emit(EventKind::TwoPcRoundStarted {
         round,
-        biz_key: request.biz_key.clone(),
+        biz_key: BizKey::from(request.biz_key.as_str()),
         amount_cents: request.amount_cents,
         participants,
         order_id,

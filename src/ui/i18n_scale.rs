@@ -63,7 +63,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "Order {0} is signed but no ticket was written: now it all depends on the cashier shouting it",
                 "COMMIT: order {0} only, no message row (a wrong turn)",
             ],
-            vec![biz_key.clone()],
+            vec![String::from(&**biz_key)],
         ),
         MessageSentDirectly { biz_key, offset, .. } => (
             [
@@ -72,7 +72,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "The cashier shouts order {0} straight to the kitchen window (slot {1})",
                 "The order service publishes {0} straight to the MQ at offset {1}, bypassing any table",
             ],
-            vec![biz_key.clone(), n(offset)],
+            vec![String::from(&**biz_key), n(offset)],
         ),
         OrderServiceCrashed { biz_key, committed: true, .. } => (
             [
@@ -81,7 +81,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "The cashier faints right after writing {0}",
                 "The order service crashed right after its database work for {0} (committed)",
             ],
-            vec![biz_key.clone()],
+            vec![String::from(&**biz_key)],
         ),
         OrderServiceCrashed { biz_key, .. } => (
             [
@@ -90,7 +90,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "The cashier faints before signing: the ticket for {0} is void",
                 "The order service crashed before committing {0}: the database rolls the transaction back",
             ],
-            vec![biz_key.clone()],
+            vec![String::from(&**biz_key)],
         ),
         TablePreloaded { rows, .. } => (
             [
@@ -197,7 +197,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         GapFound { gap, biz_key } => (
             ["对账发现 {0}：{1}", "对账发现 {0}：{1}", "Reconciliation finds {0}: {1}", "Reconciliation finds {0}: {1}"],
-            vec![biz_key.clone(), gap_words(w, *gap).to_string()],
+            vec![String::from(&**biz_key), gap_words(w, *gap).to_string()],
         ),
         GapCompensated { biz_key, offset, .. } => (
             [
@@ -206,7 +206,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "Repair: ticket {0} is handed in again (its stamp does not go back)",
                 "Compensation: {0} re-published (offset {1}); no status moves",
             ],
-            vec![biz_key.clone(), n(offset)],
+            vec![String::from(&**biz_key), n(offset)],
         ),
         ReconcileFinished { found, compensated } => (
             [
@@ -224,7 +224,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "The supervisors raise their walkie-talkies: \"Order {1}: are all {2} stations ready?\"",
                 "2PC round {0}: the coordinator sends PREPARE to {2} participants ({1})",
             ],
-            vec![n(round), biz_key.clone(), n(participants)],
+            vec![n(round), String::from(&**biz_key), n(participants)],
         ),
         TwoPcVoted { participant, yes: true, .. } => (
             [
@@ -269,7 +269,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "\"Everyone commit!\" Order {0} and its charge happen together",
                 "2PC COMMIT: {0} commits on every participant",
             ],
-            vec![biz_key.clone()],
+            vec![String::from(&**biz_key)],
         ),
         TwoPcAborted { biz_key, no_votes, .. } => (
             [
@@ -278,7 +278,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "{1} station(s) not ready: order {0} is called off everywhere",
                 "2PC ABORT: {1} participant(s) not ready; {0} rolls back everywhere",
             ],
-            vec![biz_key.clone(), n(no_votes)],
+            vec![String::from(&**biz_key), n(no_votes)],
         ),
         AlertRaised { metric, value, threshold } => (
             [

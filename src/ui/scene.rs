@@ -454,7 +454,7 @@ impl Stage<'_> {
         );
         let spiked = &f.world.consumer.recent_keys;
         let just_spiked = match current {
-            Some(EventKind::EffectApplied { biz_key, recorded_key: true, .. }) => Some(biz_key.as_str()),
+            Some(EventKind::EffectApplied { biz_key, recorded_key: true, .. }) => Some(biz_key.as_ref()),
             _ => None,
         };
         for (i, k) in spiked.iter().skip(spiked.len().saturating_sub(SPIKE_SLOTS)).enumerate() {
@@ -462,7 +462,7 @@ impl Stage<'_> {
                 *o,
                 r#"<g transform="translate(823,{})"><g class="ticket done spiked{}"><rect width="44" height="12" rx="2"/><text x="22" y="10" class="key">{}</text></g></g>"#,
                 232 - i * 14,
-                if just_spiked == Some(k.as_str()) { " changed" } else { "" },
+                if just_spiked == Some(k.as_ref()) { " changed" } else { "" },
                 short_key(k, 6)
             );
         }

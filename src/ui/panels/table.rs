@@ -189,8 +189,8 @@ fn page_rows(f: &Frame, start: usize, index_view: bool) -> Vec<RowShown> {
             RowShown {
                 id: row.id,
                 status: row.status,
-                biz_key: row.biz_key.clone(),
-                payload: row.payload.clone(),
+                biz_key: String::from(&*row.biz_key),
+                payload: String::from(&*row.payload),
                 retry_count: row.retry_count,
                 next_retry_at_ms: row.next_retry_at_ms,
                 created_at_ms: row.created_at_ms,
