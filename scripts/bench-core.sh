@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The core's speed, side by side in one run (the core-speed issue; README "The core"):
+#   1. the source's Python logic scaled to N orders (scripts/bench-baseline.py, batch = N),
+#   2. `outbox-sim bench --orders N` natively (profile `native`),
+#   3. the same bench compiled to WebAssembly (wasm32-wasip1, profile `native`) in Node.
+# Each is run RUNS times (default 3), alternating; prints every run, then the medians and
+# the ratios. Peak memory: RSS for the native and Python runs, the wasm memory's size for wasm.
+#
+#   scripts/bench-core.sh [N] [RUNS]        # default N = 1000000, RUNS = 3
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+orders="${1:-1000000}"
+runs="${2:-3}"
+case "$orders" in ''|*[!0-9]*) echo "bench-core: N '$orders': expected a whole number from 1 to 10000000" >&2; exit 2;; esac
+case "$runs" in ''|*[!0-9]*) echo "bench-core: RUNS '$runs': expected a whole number from 1 to 20" >&2; exit 2;; esac
+if [ "$orders" -lt 1 ] || [ "$orders" -gt 10000000 ]; then echo "bench-core: N $orders: allowed 1 to 10000000" >&2; exit 2; fi
+if [ "$runs" -lt 1 ] || [ "$runs" -gt 20 ]; then echo "bench-core: RUNS $runs: allowed 1 to 20" >&2; exit 2; fi
+rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --quiet --profile native --bin outbox-sim
+cargo build --quiet --profile native --target wasm32-wasip1 --bin outbox-sim
+native="$target/native/outbox-sim"
+wasm="$target/wasm32-wasip1/native/outbox-sim.wasm"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for run in $(seq "$runs"); do
+  /usr/bin/time -f 'rss_kb %M' python3 scripts/bench-baseline.py --orders "$orders" --batch "$orders" >"$out/py" 2>&1
+  /usr/bin/time -f 'rss_kb %M' "$native" bench --orders "$orders" >"$out/native" 2>&1
+  node scripts/bench-wasm.mjs "$wasm" bench --orders "$orders" >"$out/wasm" 2>&1
+  py=$(sed -n 's/.* \([0-9]*\) orders\/s$/\1/p' "$out/py")
+  py_kb=$(sed -n 's/^rss_kb //p' "$out/py")
+  nat=$(sed -n 's/^orders_per_s *//p' "$out/native")
+  nat_kb=$(sed -n 's/^rss_kb //p' "$out/native")
+  wa=$(sed -n 's/^orders_per_s *//p' "$out/wasm")
+  wa_bytes=$(sed -n 's/^wasm_memory_bytes //p' "$out/wasm")
+  for v in "$py" "$nat" "$wa"; do
+    [ -n "$v" ] || { echo "bench-core: a run printed no rate:"; cat "$out"/*; exit 1; }
+  done
+  echo "run $run: python $py orders/s (rss $((py_kb * 1024 / orders)) B/order), native $nat orders/s (rss $((nat_kb * 1024 / orders)) B/order), wasm $wa orders/s (memory $((wa_bytes / orders)) B/order)"
+  echo "$py $nat $wa $((nat_kb * 1024 / orders)) $((wa_bytes / orders))" >>"$out/all"
+done
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+py=$(cut -d' ' -f1 "$out/all" | median)
+nat=$(cut -d' ' -f2 "$out/all" | median)
+wa=$(cut -d' ' -f3 "$out/all" | median)
+nat_b=$(cut -d' ' -f4 "$out/all" | median)
+wa_b=$(cut -d' ' -f5 "$out/all" | median)
+echo "orders $orders, runs $runs (medians)"
+echo "python baseline  $py orders/s"
+echo "native core      $nat orders/s, peak RSS $nat_b B/order ($(awk "BEGIN {printf \"%.2f\", $nat / $py}")x python)"
+echo "wasm core (Node) $wa orders/s, wasm memory $wa_b B/order ($(awk "BEGIN {printf \"%.0f\", 100 * $wa / $nat}") % of native)"
