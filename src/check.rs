@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(settle_problems(&sim), Vec::<String>::new(), "DEAD, no effect, and reported: exact");
         // A copy of it still in the broker is in flight, and reconciliation does not report
         // it: the check says so.
-        let payload = crate::sim::payload::payload_json("K0", 1_000);
+        let payload = crate::sim::payload::Payload::order_created(&"K0".into(), 1_000);
         let published =
             EventKind::MessagePublished { relay_id: 0, msg_id: 0, biz_key: "K0".into(), offset: 0, payload };
         sim.ctx().emit(published);

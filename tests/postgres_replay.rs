@@ -260,7 +260,7 @@ fn core_tables(world: &World, since_ms: u64, history_since_ms: u64) -> BTreeMap<
             m.id.to_string(),
             m.shard.to_string(),
             m.biz_key.to_string(),
-            json_norm(&m.payload),
+            json_norm(&m.payload.text()),
             m.status.as_str().to_string(),
             m.retry_count.to_string(),
             core_ms(m.next_retry_at_ms).to_string(),

@@ -2,7 +2,7 @@
 //! unacked until the consumer acks one of its deliveries; a delivery not acked within
 //! `ack_timeout_ms` is delivered again, and now and then a copy is delivered twice.
 
-use super::event::{BizKey, DeliveryCause, EventKind, Injection, PayloadText, PublishFailure};
+use super::event::{BizKey, DeliveryCause, EventKind, Injection, Payload, PublishFailure};
 use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
@@ -12,7 +12,7 @@ use super::simulation::{Action, Ctx};
 pub struct Unacked {
     pub msg_id: u64,
     pub biz_key: BizKey,
-    pub payload: PayloadText,
+    pub payload: Payload,
     /// Deliveries of this message still waiting for their ack.
     pub deliveries: Vec<u64>,
 }

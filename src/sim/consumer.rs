@@ -155,7 +155,7 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
         ctx.emit(EventKind::DuplicateSkipped { delivery_id, msg_id, biz_key });
     } else {
         // A payload the consumer cannot read is charged as 0 (and shows in reconciliation).
-        let amount_cents = super::payload::payload_amount_cents(&message.payload).unwrap_or(0);
+        let amount_cents = message.payload.amount_cents().unwrap_or(0);
         ctx.emit(EventKind::EffectApplied {
             delivery_id,
             msg_id,

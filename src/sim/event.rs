@@ -12,9 +12,7 @@ use serde::{Deserialize, Serialize};
 /// hashes and serializes as the string it holds, so logs and traces are unchanged.
 pub type BizKey = std::sync::Arc<str>;
 
-/// A message's payload text (see [`crate::sim::payload`]): made once per message, then
-/// copied into every publish and delivery, so its copies share one allocation too.
-pub type PayloadText = std::sync::Arc<str>;
+pub use super::payload::Payload;
 
 /// Who caused an event. In data-flow order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -200,7 +198,7 @@ pub enum EventKind {
         tx_id: u64,
         msg_id: u64,
         biz_key: BizKey,
-        payload: PayloadText,
+        payload: Payload,
         shard: u32,
     },
     OrderCommitted {
@@ -226,7 +224,7 @@ pub enum EventKind {
         msg_id: u64,
         biz_key: BizKey,
         offset: u64,
-        payload: PayloadText,
+        payload: Payload,
     },
     /// The order service process died right after its database work.
     OrderServiceCrashed {
@@ -318,7 +316,7 @@ pub enum EventKind {
         msg_id: u64,
         biz_key: BizKey,
         offset: u64,
-        payload: PayloadText,
+        payload: Payload,
     },
     MessageMarkedSent {
         relay_id: u32,
@@ -415,7 +413,7 @@ pub enum EventKind {
         biz_key: BizKey,
         msg_id: u64,
         offset: u64,
-        payload: PayloadText,
+        payload: Payload,
     },
     ReconcileFinished {
         found: u64,

@@ -4,7 +4,7 @@
 
 use super::broker;
 use super::config::Mode;
-use super::event::{BizKey, EventKind, PayloadText, RollbackCause, TxFault};
+use super::event::{BizKey, EventKind, Payload, RollbackCause, TxFault};
 use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
@@ -237,7 +237,7 @@ impl OrderDb {
                     let _ = self.outbox.insert(OutboxRow {
                         id: msg_id,
                         shard: shard_of(&biz_key, *shards),
-                        payload: super::payload::payload_json(&biz_key, 1_000),
+                        payload: Payload::order_created(&biz_key, 1_000),
                         biz_key,
                         status: Status::Done,
                         retry_count: 0,
@@ -378,7 +378,7 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
     if fails_at(ctx, request, TxFault::AfterOrderInsert).is_some() {
         return rollback(ctx, RollbackCause::Fault(TxFault::AfterOrderInsert));
     }
-    let payload = super::payload::payload_json(&key, amount_cents);
+    let payload = Payload::order_created(&key, amount_cents);
 
     match mode {
         Mode::Outbox | Mode::TwoPc => {
@@ -443,7 +443,7 @@ fn crashes(ctx: &mut Ctx<'_>, request: &OrderRequest) -> bool {
     request.crash || ctx.faults.placed(FaultKind::OrderCrash)
 }
 
-fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, payload: PayloadText) {
+fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, payload: Payload) {
     let msg_id = ctx.world.order_db.next_msg_id;
     let biz_key = key.clone();
     broker::publish(ctx, |offset| EventKind::MessageSentDirectly { tx_id, msg_id, biz_key, offset, payload });
@@ -495,7 +495,7 @@ mod tests {
         assert_eq!(db.orders.len(), 1);
         let row = db.message_by_key("A1").unwrap();
         assert_eq!((row.status, row.retry_count), (Status::Pending, 0));
-        assert!(row.payload.contains("\"amount_cents\":1234"));
+        assert!(row.payload.text().contains("\"amount_cents\":1234"));
         assert!(db.open_txs.is_empty());
     }
 

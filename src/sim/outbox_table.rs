@@ -5,7 +5,7 @@
 //! With sharding, each shard is its own table; rows carry their shard and every index is
 //! per shard, so one structure serves one shard or sixty-four.
 
-use super::event::{BizKey, PayloadText};
+use super::event::{BizKey, Payload};
 use super::id_map::{IdMap, SharedMap};
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +56,7 @@ pub struct OutboxRow {
     pub shard: u32,
     pub biz_key: BizKey,
     /// JSON text, as a `jsonb`/`text` column would hold it.
-    pub payload: PayloadText,
+    pub payload: Payload,
     pub status: Status,
     pub retry_count: u64,
     pub next_retry_at_ms: u64,
@@ -354,7 +354,7 @@ mod tests {
             id,
             shard: 0,
             biz_key: key.into(),
-            payload: "{}".into(),
+            payload: crate::sim::payload::Payload::Text("{}".into()),
             status: Status::Pending,
             retry_count: 0,
             next_retry_at_ms,

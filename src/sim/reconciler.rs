@@ -5,10 +5,9 @@
 
 use super::broker;
 use super::config::Config;
-use super::event::{BizKey, EventKind, GapKind, PayloadText};
+use super::event::{BizKey, EventKind, GapKind, Payload};
 use super::id_map::SharedMap;
 use super::outbox_table::Status;
-use super::payload::payload_json;
 use super::simulation::{Action, Ctx};
 use super::world::World;
 
@@ -35,7 +34,7 @@ impl ReconcilerState {
 struct Gap {
     kind: GapKind,
     biz_key: BizKey,
-    republish: Option<(u64, PayloadText)>,
+    republish: Option<(u64, Payload)>,
 }
 
 /// The periodic job: runs, then schedules its next run.
@@ -117,12 +116,12 @@ fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
             }
         } else if let Some(sent) = db.sent_directly(&key) {
             if settled(sent.sent_at_ms) && !in_flight(sent.msg_id) {
-                let republish = Some((sent.msg_id, payload_json(&key, order.amount_cents)));
+                let republish = Some((sent.msg_id, Payload::order_created(&key, order.amount_cents)));
                 gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish });
             }
         } else {
             // No message anywhere: rebuild it from the order row.
-            let republish = Some((next_msg_id, payload_json(&key, order.amount_cents)));
+            let republish = Some((next_msg_id, Payload::order_created(&key, order.amount_cents)));
             next_msg_id += 1;
             gaps.push(Gap { kind: GapKind::OrderWithoutMessage, biz_key: key, republish });
         }

@@ -9,7 +9,7 @@
 //! SQL (a publish to the MQ, a crash) is a [`Expect::Note`] made of comment lines.
 
 use super::config::{Config, LockMode};
-use super::event::{DeliveryCause, Event, EventKind, Injection, RollbackCause, TxFault};
+use super::event::{BizKey, DeliveryCause, Event, EventKind, Injection, Payload, RollbackCause, TxFault};
 use super::order_service::{OrderDb, OrderRow};
 use super::outbox_table::{shard_of, OutboxRow};
 use super::world::World;
@@ -236,7 +236,7 @@ fn insert_message(m: &OutboxRow) -> String {
     let t = m.created_at_ms;
     fill(
         "INSERT INTO outbox (id, shard, biz_key, payload, status, retry_count,\n                    next_retry_at, created_at, updated_at)\n  VALUES ($, $, $, $, 'PENDING', 0,\n          $, $, $);",
-        &[A::N(m.id), A::N(m.shard.into()), A::Q(&m.biz_key), A::Q(&m.payload), A::T(t), A::T(t), A::T(t)],
+        &[A::N(m.id), A::N(m.shard.into()), A::Q(&m.biz_key), A::Q(&m.payload.text()), A::T(t), A::T(t), A::T(t)],
     )
 }
 
@@ -330,7 +330,7 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
                         &[N(db.next_order_id), Q(biz_key), N(tx.map_or(0, |t| t.amount_cents)), T(at)],
                     ) + ";",
                     Some(o) => {
-                        let payload = super::payload::payload_json(biz_key, o.amount_cents);
+                        let payload = super::payload::Payload::order_created(biz_key, o.amount_cents);
                         insert_message(&message_row(db.next_msg_id, 0, biz_key, &payload, at))
                     }
                 };
@@ -657,12 +657,12 @@ SELECT biz_key, count(*) AS effects FROM charges GROUP BY biz_key ORDER BY biz_k
     }
 }
 
-fn message_row(id: u64, shard: u32, biz_key: &str, payload: &str, at_ms: u64) -> OutboxRow {
+fn message_row(id: u64, shard: u32, biz_key: &BizKey, payload: &Payload, at_ms: u64) -> OutboxRow {
     OutboxRow {
         id,
         shard,
-        biz_key: biz_key.into(),
-        payload: payload.into(),
+        biz_key: biz_key.clone(),
+        payload: payload.clone(),
         status: super::outbox_table::Status::Pending,
         retry_count: 0,
         next_retry_at_ms: at_ms,

@@ -29,7 +29,7 @@ fn is_preloaded_row(r: &OutboxRow) -> bool {
         && r.shard == 0
         && r.status == super::outbox_table::Status::Done
         && (r.retry_count, r.next_retry_at_ms, r.created_at_ms, r.updated_at_ms) == (0, 0, 0, 0)
-        && r.payload == payload_json(&r.biz_key, 1_000)
+        && r.payload.text() == payload_json(&r.biz_key, 1_000)
 }
 
 fn is_preloaded_order(o: &OrderRow) -> bool {
@@ -76,7 +76,7 @@ fn outbox_values(r: &OutboxRow) -> String {
         r.id,
         r.shard,
         quoted(&r.biz_key),
-        quoted(&r.payload),
+        quoted(&r.payload.text()),
         r.status.as_str(),
         r.retry_count,
         timestamp(r.next_retry_at_ms),

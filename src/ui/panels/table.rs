@@ -190,7 +190,7 @@ fn page_rows(f: &Frame, start: usize, index_view: bool) -> Vec<RowShown> {
                 id: row.id,
                 status: row.status,
                 biz_key: String::from(&*row.biz_key),
-                payload: String::from(&*row.payload),
+                payload: row.payload.to_string(),
                 retry_count: row.retry_count,
                 next_retry_at_ms: row.next_retry_at_ms,
                 created_at_ms: row.created_at_ms,
