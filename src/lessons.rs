@@ -214,6 +214,32 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
         show_me: ShowMe { scenario: "two-pc-n-nodes", sets: &[] },
         evidence: Evidence::TwoPcTrouble,
     },
+    Misconception {
+        id: "cdc-exactly-once",
+        claim: Bilingual {
+            zh: "CDC 直接读数据库日志，每条变更只会发一次，消费端不用去重。",
+            en: "CDC reads the database's log, so each change is published exactly once and the consumer need not deduplicate.",
+        },
+        truth: Bilingual {
+            zh: "连接器先发布、后提交日志位点。两步之间崩溃，重启后从旧位点重读，已发出的消息会再发一次：CDC 同样是至少一次，消费端照样要幂等。",
+            en: "The connector publishes first and stores its log position afterwards. A crash in between restarts it from the old position, and what it had published goes out again: CDC is at-least-once too, and the consumer still needs its dedup table.",
+        },
+        show_me: ShowMe { scenario: "cdc-relay", sets: &["idempotent=false"] },
+        evidence: Evidence::DoubleEffect,
+    },
+    Misconception {
+        id: "cdc-log-forever",
+        claim: Bilingual {
+            zh: "用了 CDC，MQ 宕机多久都没关系，日志里什么都在。",
+            en: "With CDC an MQ outage of any length is harmless: everything is in the log.",
+        },
+        truth: Bilingual {
+            zh: "日志只保留一段时间（binlog 过期、max_slot_wal_keep_size），不保留就要一直占磁盘。宕机比保留期长，连接器还没读到的记录就被清掉，它跳过去继续，这些订单只有对账才能找回。",
+            en: "The log is kept only so long (binlog expiry, max_slot_wal_keep_size), or it keeps growing on disk. An outage longer than retention removes records the connector has not read; it skips ahead, and only reconciliation finds those orders again.",
+        },
+        show_me: ShowMe { scenario: "cdc-log-retention", sets: &[] },
+        evidence: Evidence::GapsRepaired,
+    },
 ];
 
 pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
@@ -344,7 +370,20 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             zh: "写法相同：业务行和消息行同一事务提交。区别在投递：本地消息表由应用轮询扫描表；CDC 读数据库的提交日志，延迟更低、不给表加扫描压力，但多了一套组件要运维。两者下游都至少一次，消费端都要幂等。",
             en: "The write is the same: business row and message row in one transaction. The difference is delivery: the local message table polls the table from the application; CDC tails the database's commit log, with lower latency and no scan load, but one more system to run. Both are at-least-once downstream, so both need an idempotent consumer.",
         },
-        show_me: ShowMe { scenario: "seed-demo", sets: &[] },
+        show_me: ShowMe { scenario: "cdc-relay", sets: &[] },
+        insight: None,
+    },
+    InterviewQuestion {
+        id: "cdc-outage",
+        question: Bilingual {
+            zh: "MQ 长时间宕机时，轮询式本地消息表和 CDC 的表现有什么不同？",
+            en: "During a long MQ outage, how do a polling relay and CDC behave differently?",
+        },
+        answer: Bilingual {
+            zh: "轮询：每行各自退避重试，超过重试上限进死信，表本身留着所有消息，对账和人工可以补。CDC：连接器卡在第一条发不出去的记录上，按顺序等待，不进死信；数据库为复制槽保留日志，宕机越久日志越大（PostgreSQL 会撑满磁盘，设了 max_slot_wal_keep_size 则槽失效）。若日志保留期比宕机短，没读到的记录就被清掉，只有对账能发现这些订单。",
+            en: "Polling: each row backs off on its own and goes DEAD past the retry limit; the table still holds every message, so reconciliation or a person can repair it. CDC: the connector waits at the first record it cannot publish, in order, and nothing goes DEAD; the database keeps the log for the slot, growing for as long as the outage lasts (PostgreSQL fills its disk, or invalidates the slot under max_slot_wal_keep_size). If retention is shorter than the outage, unread records expire and only reconciliation finds those orders.",
+        },
+        show_me: ShowMe { scenario: "cdc-log-retention", sets: &["log_retention_ms=0"] },
         insight: None,
     },
 ];

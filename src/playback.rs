@@ -457,6 +457,7 @@ pub fn touched_msg(e: &EventKind) -> Option<u64> {
         | RowClaimed { msg_id, .. }
         | CasConflict { msg_id, .. }
         | RelayCrashed { msg_id, .. }
+        | RelayLogPublishFailed { msg_id, .. }
         | MessageSentDirectly { msg_id, .. }
         | GapCompensated { msg_id, .. }
         | MessageDone { msg_id, .. } => Some(*msg_id),

@@ -309,6 +309,33 @@ async fn language_and_view_toggles_change_every_label() {
 }
 
 #[wasm_bindgen_test]
+async fn the_cdc_connector_reads_the_log_and_shows_its_stored_position() {
+    let m = mount(state("cdc-relay"), vec![], None);
+    settle().await;
+    // Event 14: the connector reads LSN 1-3 from the log.
+    m.scrub(15).await;
+    assert_eq!(m.testid("label-runner"), "抄单员");
+    assert!(m.current_line().contains("复写簿"), "{}", m.current_line());
+    assert_eq!(m.testid("log-position"), "书签 0");
+    assert_eq!(m.el("[data-testid=carrying]").get_attribute("data-count").as_deref(), Some("3"));
+    // Event 26: after the restart's batch, the position is stored at 3.
+    m.scrub(27).await;
+    assert_eq!(m.testid("log-position"), "书签 3");
+    m.click("[data-testid=lang]").await;
+    m.click("[data-testid=view]").await;
+    assert_eq!(m.testid("label-runner"), "CDC connector");
+    assert_eq!(m.testid("log-position"), "LSN 3");
+    assert!(
+        m.current_line().starts_with("The connector stored its position (offset) at LSN 3"),
+        "{}",
+        m.current_line()
+    );
+    // Event 16: the crash between the publish and storing the position.
+    m.scrub(17).await;
+    assert!(m.current_line().contains("before storing its position"), "{}", m.current_line());
+}
+
+#[wasm_bindgen_test]
 async fn injecting_a_failed_order_forks_the_run_and_rolls_back_cleanly() {
     let m = mount(state("seed-demo"), vec![], None);
     settle().await;

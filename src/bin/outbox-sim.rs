@@ -20,6 +20,10 @@ usage:
                                            --sql: the run as a PostgreSQL script (DDL first,
                                            then every statement with its session)
   outbox-sim bench --orders N [--seed N] [--set key=value]...
+  outbox-sim compare-relays <scenario> [--seed N] [--set key=value]...
+                                           the same run with relay=poll and relay=cdc side
+                                           by side: consistency window, database load,
+                                           duplicates, dead letters, the log kept
   outbox-sim frames <scenario> [--seed N] [--set key=value]...
                                            the page's frame model, timed natively: play,
                                            steps, jumps, snapshots (p50 / p95 / max)
@@ -72,12 +76,15 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         "run" => run(rest),
         "bench" => bench(rest),
         "frames" => frames(rest),
+        "compare-relays" => compare_relays(rest),
         "check" => check_command(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
         }
-        other => Err(format!("unknown command '{other}'; allowed: scenarios, keys, run, bench, frames, check, help")),
+        other => Err(format!(
+            "unknown command '{other}'; allowed: scenarios, keys, run, bench, compare-relays, frames, check, help"
+        )),
     }
 }
 
@@ -158,6 +165,42 @@ fn configure(base: &Config, sets: &[String]) -> Result<Config, String> {
         config.set_pair(pair).map_err(|e| e.to_string())?;
     }
     Ok(config)
+}
+
+fn compare_relays(args: &[String]) -> Result<(), String> {
+    let o = parse_options(args, &["--seed", "--set"])?;
+    let id = match o.positional.as_slice() {
+        [id] => id,
+        [] => return Err(format!("compare-relays needs a scenario id; allowed: {}", scenario::IDS.join(", "))),
+        [_, extra, ..] => return Err(format!("unexpected argument '{extra}'")),
+    };
+    let scenario = scenario::find(id)?;
+    let config = configure(&scenario.config, &o.sets)?;
+    let runs = outbox_lab::sim::analysis::relay_comparison(&scenario, &config, o.seed).map_err(|e| e.to_string())?;
+    println!("{} (seed {}): the same orders and faults, polled and tailed", scenario.id, o.seed);
+    println!("{:<34} {:>14} {:>14}", "", "relay=poll", "relay=cdc");
+    let rows: [(&str, fn(&outbox_lab::sim::analysis::RelayRun) -> String); 16] = [
+        ("settled", |r| r.settled.to_string()),
+        ("orders committed", |r| r.orders_committed.to_string()),
+        ("consistency window p50 ms", |r| r.window_p50_ms.to_string()),
+        ("consistency window p99 ms", |r| r.window_p99_ms.to_string()),
+        ("consistency window max ms", |r| r.window_max_ms.to_string()),
+        ("scans", |r| r.scans.to_string()),
+        ("rows examined", |r| r.rows_examined.to_string()),
+        ("relay writes to the outbox", |r| r.relay_row_writes.to_string()),
+        ("publishes", |r| r.publishes.to_string()),
+        ("duplicate publishes", |r| r.duplicate_publishes.to_string()),
+        ("duplicate effects", |r| r.duplicate_effects.to_string()),
+        ("dead letters", |r| r.dead_letters.to_string()),
+        ("most log records kept for the slot", |r| r.max_log_retained.to_string()),
+        ("messages skipped (log removed)", |r| r.log_skipped.to_string()),
+        ("re-published by the reconciler", |r| r.gaps_compensated.to_string()),
+        ("lost orders", |r| r.lost_orders.to_string()),
+    ];
+    for (name, value) in rows {
+        println!("{name:<34} {:>14} {:>14}", value(&runs[0]), value(&runs[1]));
+    }
+    Ok(())
 }
 
 fn run(args: &[String]) -> Result<(), String> {

@@ -76,3 +76,80 @@ mod tests {
         assert!((points[3].analytic_failure_rate - (1.0 - 0.95f64.powi(20))).abs() < 1e-12);
     }
 }
+
+/// One run of a relay comparison: what the relay kind cost and what it delivered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelayRun {
+    pub relay: crate::sim::config::RelayKind,
+    pub settled: bool,
+    pub orders_committed: u64,
+    pub window_p50_ms: u64,
+    pub window_p99_ms: u64,
+    pub window_max_ms: u64,
+    /// The database load the relay makes: its scans, the rows they examined, and its writes
+    /// to the outbox (status and retry UPDATEs, claims). A CDC connector makes none.
+    pub scans: u64,
+    pub rows_examined: u64,
+    pub relay_row_writes: u64,
+    pub publishes: u64,
+    pub duplicate_publishes: u64,
+    pub duplicate_effects: u64,
+    pub dead_letters: u64,
+    /// CDC only: the most log records kept for the slot at once, and the committed messages
+    /// the connector skipped because retention removed them first.
+    pub max_log_retained: u64,
+    pub log_skipped: u64,
+    pub gaps_compensated: u64,
+    pub lost_orders: u64,
+}
+
+/// Runs `scenario` with `config` twice, polling and CDC, on the same seed: the same orders
+/// and the same faults (fault draws come from one seeded stream in the same order only where
+/// the two relays meet the same chances, so seeded fault *rates* can land on other messages;
+/// scripted faults land the same).
+pub fn relay_comparison(
+    scenario: &crate::sim::Scenario,
+    config: &crate::sim::Config,
+    seed: u64,
+) -> Result<[RelayRun; 2], crate::sim::config::ConfigError> {
+    use crate::sim::config::RelayKind;
+    use crate::sim::event::EventKind;
+    let one = |relay: RelayKind| -> Result<RelayRun, crate::sim::config::ConfigError> {
+        let config = crate::sim::Config { relay, ..config.clone() };
+        let sim = crate::sim::run(scenario, config, seed)?;
+        let s = sim.summary();
+        let relay_row_writes = sim
+            .events()
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::MessageMarkedSent { .. }
+                        | EventKind::PublishFailed { .. }
+                        | EventKind::MessageDead { .. }
+                        | EventKind::RowClaimed { .. }
+                )
+            })
+            .count() as u64;
+        Ok(RelayRun {
+            relay,
+            settled: s.settled,
+            orders_committed: s.orders_committed,
+            window_p50_ms: s.consistency_window_ms.p50,
+            window_p99_ms: s.consistency_window_ms.p99,
+            window_max_ms: s.consistency_window_ms.max,
+            scans: s.scans,
+            rows_examined: s.rows_examined,
+            relay_row_writes,
+            publishes: s.publishes,
+            duplicate_publishes: s.duplicate_publishes,
+            duplicate_effects: s.duplicate_effects,
+            dead_letters: s.dead_letters,
+            max_log_retained: s.max_log_retained,
+            log_skipped: s.log_skipped,
+            gaps_compensated: s.reconciliation.compensated,
+            lost_orders: s.lost_orders,
+        })
+    };
+    Ok([one(RelayKind::Poll)?, one(RelayKind::Cdc)?])
+}

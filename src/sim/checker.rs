@@ -31,6 +31,9 @@ pub enum ViolationKind {
     /// lock=cas: two relays claimed and published the same row because the first claim's
     /// lease ran out before its holder was done (it stalled, or died after publishing).
     LeaseExpired,
+    /// relay=cdc: the connector stored a log position past a message it had not published
+    /// (at-most-once: a crash before the publish loses that message for good).
+    PositionAheadOfPublish,
 }
 
 impl ViolationKind {
@@ -45,6 +48,7 @@ impl ViolationKind {
             ViolationKind::LostOrder => "lost_order",
             ViolationKind::ConcurrentPublish => "concurrent_publish",
             ViolationKind::LeaseExpired => "lease_expired",
+            ViolationKind::PositionAheadOfPublish => "position_ahead_of_publish",
         }
     }
 }
@@ -194,6 +198,21 @@ impl Checker {
             }
             RelayScanned { relay_id, .. } => {
                 self.picked_at_seq.insert(*relay_id as u64, event.seq);
+                None
+            }
+            RelayPositionStored { relay_id, lsn } => {
+                // The records this position confirms are still in the log (it recycles them
+                // on this event): each must have been published. O(records confirmed).
+                let log = &world.order_db.log;
+                let unpublished =
+                    log.records.iter().take_while(|r| r.lsn <= *lsn).find(|r| !world.was_published(r.msg_id));
+                if let Some(record) = unpublished {
+                    let detail = format!(
+                        "relay {relay_id} stored log position {lsn}, but message {} at position {} was never published",
+                        record.msg_id, record.lsn
+                    );
+                    self.report(event, ViolationKind::PositionAheadOfPublish, detail);
+                }
                 None
             }
             RowClaimed { relay_id, msg_id, .. } => {

@@ -14,6 +14,18 @@ const DAY_MS: u64 = 24 * 60 * MINUTE_MS;
 /// The longest relay stall a setting or a command may ask for.
 pub const MAX_PAUSE_MS: u64 = DAY_MS;
 
+/// How messages get from the outbox to the broker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelayKind {
+    /// A scheduled job scans the table for due PENDING rows, publishes them, marks them SENT.
+    Poll,
+    /// Change data capture: a connector tails the database's log of committed transactions
+    /// (a logical replication slot, as Debezium does), publishes each outbox insert in commit
+    /// order and stores its log position afterwards. No scans, no status updates.
+    Cdc,
+}
+
 /// What a value means, and so how it is parsed and printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueKind {
@@ -67,6 +79,7 @@ macro_rules! choice {
 }
 
 choice!(LockMode, [None = "none", ForUpdate = "for_update", SkipLocked = "skip_locked", Cas = "cas"]);
+choice!(RelayKind, [Poll = "poll", Cdc = "cdc"]);
 
 /// How the order service tells the world about an order: the pattern or a wrong turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -226,6 +239,14 @@ config! {
         "How long such a stall lasts; with lock=cas, a pause longer than claim_lease_ms lets another relay claim the row.";
     fencing: bool = false, ValueKind::Flag, 0, 1,
         "With lock=cas: the relay's status update checks that its claim still stands (WHERE next_retry_at = its own lease end), so a relay whose lease ran out cannot overwrite a newer claim or move a DONE row back.";
+    relay: RelayKind = RelayKind::Poll, ValueKind::Choice(RelayKind::NAMES), 0, 1,
+        "How messages leave the outbox: poll (a relay scans the table) or cdc (one connector tails the database's commit log, Debezium-style, and stores its log position after publishing). Chosen when a run starts.";
+    log_read_interval_ms: u64 = 500, ValueKind::Millis, 1, DAY_MS,
+        "With relay=cdc: how often the connector reads the log for transactions committed since its position.";
+    log_retention_ms: u64 = 0, ValueKind::Millis, 0, 30 * DAY_MS,
+        "With relay=cdc: log older than this is removed even if the connector has not read it (MySQL's binlog expiry, PostgreSQL's max_slot_wal_keep_size); 0: the replication slot keeps every record the connector has not confirmed, so the log grows while it cannot publish.";
+    log_position_before_publish: bool = false, ValueKind::Flag, 0, 1,
+        "With relay=cdc, a wrong turn: the connector stores its log position as soon as it reads a batch, before publishing it (at-most-once); a crash in between loses the rest of the batch.";
     scan_interval_ms: u64 = 5 * MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
         "How often the relay scans the message table.";
     batch_size: u64 = 20, ValueKind::Count, 1, 10_000,

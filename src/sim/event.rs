@@ -278,10 +278,14 @@ pub enum EventKind {
         msg_id: u64,
     },
     /// The relay died after a publish, before marking the row SENT; its transaction rolled back.
+    /// With relay=cdc (`before_position`): before storing its log position, so it resumes
+    /// from the last stored one and publishes what it had published since again.
     RelayCrashed {
         relay_id: u32,
         msg_id: u64,
         restart_at_ms: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        before_position: bool,
     },
     RelayRestarted {
         relay_id: u32,
@@ -339,6 +343,53 @@ pub enum EventKind {
         relay_id: u32,
         published: u64,
         failed: u64,
+    },
+
+    // ---- relay=cdc: a connector tails the database's log of committed transactions ----
+    /// The connector created its replication slot: from here on the database keeps each
+    /// committed outbox insert in its log until the connector confirms it.
+    RelayLogSubscribed {
+        relay_id: u32,
+        from_lsn: u64,
+    },
+    /// The connector read the outbox inserts committed after its position, in commit order
+    /// (log positions `from_lsn..=to_lsn`): no table scan, no row examined, no lock.
+    RelayLogRead {
+        relay_id: u32,
+        from_lsn: u64,
+        to_lsn: u64,
+        msg_ids: Vec<u64>,
+    },
+    /// A publish from the log failed: the connector keeps its place and tries the same
+    /// record again at `retry_at_ms` (the log is in order: it does not skip a record, and
+    /// nothing is written to the table).
+    RelayLogPublishFailed {
+        relay_id: u32,
+        msg_id: u64,
+        cause: PublishFailure,
+        attempt: u64,
+        retry_at_ms: u64,
+    },
+    /// The connector stored its log position (its offset, the slot's confirmed LSN): the
+    /// database may recycle its log up to here, and a restart resumes after it.
+    RelayPositionStored {
+        relay_id: u32,
+        lsn: u64,
+    },
+    /// Retention removed the log up to `up_to_lsn`; `unconfirmed` of those records were past
+    /// the connector's stored position (it may have read them, but had not confirmed them).
+    LogPurged {
+        up_to_lsn: u64,
+        unconfirmed: u64,
+    },
+    /// The connector's position was gone from the log: it went on at the oldest record left,
+    /// skipping `skipped` committed messages (Debezium stops here and asks for a new snapshot;
+    /// either way only reconciliation finds those orders again).
+    RelayLogPositionLost {
+        relay_id: u32,
+        from_lsn: u64,
+        resumed_at_lsn: u64,
+        skipped: u64,
     },
 
     // ---- broker: at-least-once delivery ----
@@ -489,6 +540,7 @@ impl EventKind {
             | OrderServiceCrashed { .. }
             | RowsArchived { .. }
             | TablePreloaded { .. }
+            | LogPurged { .. }
             | MessageDone { .. } => Actor::OrderService,
             RelayScanStarted { .. }
             | RelayScanned { .. }
@@ -505,7 +557,12 @@ impl EventKind {
             | MessageMarkedSent { .. }
             | PublishFailed { .. }
             | MessageDead { .. }
-            | RelayBatchFinished { .. } => Actor::Relay,
+            | RelayBatchFinished { .. }
+            | RelayLogSubscribed { .. }
+            | RelayLogRead { .. }
+            | RelayLogPublishFailed { .. }
+            | RelayPositionStored { .. }
+            | RelayLogPositionLost { .. } => Actor::Relay,
             MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => Actor::Broker,
             EffectApplied { .. }
             | DedupKeyRecorded { .. }
@@ -568,6 +625,12 @@ impl EventKind {
             ClaimLeaseExpired { .. } => "ClaimLeaseExpired",
             RelayResumed { .. } => "RelayResumed",
             RelayFenced { .. } => "RelayFenced",
+            RelayLogSubscribed { .. } => "RelayLogSubscribed",
+            RelayLogRead { .. } => "RelayLogRead",
+            RelayLogPublishFailed { .. } => "RelayLogPublishFailed",
+            RelayPositionStored { .. } => "RelayPositionStored",
+            LogPurged { .. } => "LogPurged",
+            RelayLogPositionLost { .. } => "RelayLogPositionLost",
             ReconcileStarted { .. } => "ReconcileStarted",
             GapFound { .. } => "GapFound",
             GapCompensated { .. } => "GapCompensated",

@@ -49,6 +49,15 @@ pub struct Counters {
     pub two_pc_rounds: u64,
     pub two_pc_failed_rounds: u64,
     pub two_pc_blocked_ms: u64,
+    /// relay=cdc: reads of the database's log that returned records, and the records read.
+    pub log_reads: u64,
+    pub log_records_read: u64,
+    /// relay=cdc: the most records the database kept in its log for the slot at once.
+    pub max_log_retained: u64,
+    /// relay=cdc: log records retention removed before the connector confirmed them, and the
+    /// committed messages it skipped because its position was gone.
+    pub log_purged_unconfirmed: u64,
+    pub log_skipped: u64,
 }
 
 impl Counters {
@@ -59,7 +68,11 @@ impl Counters {
         use EventKind::*;
         let c = self;
         match &event.kind {
-            OrderCommitted { .. } | OrderOnlyCommitted { .. } => c.orders_committed += 1,
+            OrderCommitted { .. } => {
+                c.orders_committed += 1;
+                c.max_log_retained = c.max_log_retained.max(world.order_db.log.records.len() as u64);
+            }
+            OrderOnlyCommitted { .. } => c.orders_committed += 1,
             TransactionRolledBack { .. } => c.orders_rolled_back += 1,
             OrderServiceCrashed { .. } => c.order_crashes += 1,
             RowsArchived { msg_ids } => c.rows_archived += msg_ids.len() as u64,
@@ -121,6 +134,13 @@ impl Counters {
             }
             TwoPcAborted { .. } => c.two_pc_failed_rounds += 1,
             TwoPcCoordinatorRecovered { blocked_ms, .. } => c.two_pc_blocked_ms += blocked_ms,
+            RelayLogRead { msg_ids, .. } => {
+                c.log_reads += 1;
+                c.log_records_read += msg_ids.len() as u64;
+            }
+            RelayLogPublishFailed { .. } => c.publish_failures += 1,
+            LogPurged { unconfirmed, .. } => c.log_purged_unconfirmed += unconfirmed,
+            RelayLogPositionLost { skipped, .. } => c.log_skipped += skipped,
             _ => {}
         }
     }

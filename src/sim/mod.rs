@@ -2,6 +2,7 @@
 //! One file per actor, in data-flow order.
 
 pub mod config;
+pub mod database_log;
 pub mod event;
 pub mod faults;
 pub mod id_map;
@@ -9,6 +10,7 @@ pub mod plans;
 pub mod prng;
 
 pub mod broker;
+pub mod cdc_relay;
 pub mod consumer;
 pub mod order_service;
 pub mod outbox_table;

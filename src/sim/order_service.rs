@@ -4,6 +4,7 @@
 
 use super::broker;
 use super::config::Mode;
+use super::database_log::DatabaseLog;
 use super::event::{BizKey, EventKind, Payload, RollbackCause, TxFault};
 use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
@@ -72,6 +73,8 @@ pub struct OrderDb {
     /// and when (two maps of one type, to keep the bundle small).
     sent_msg_id: SharedMap<BizKey, u64>,
     sent_at_ms: SharedMap<BizKey, u64>,
+    /// The log of committed transactions, as a CDC connector's replication slot keeps it.
+    pub log: DatabaseLog,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,
@@ -204,6 +207,7 @@ impl OrderDb {
                         self.insert_order(order);
                     }
                     if let Some(message) = tx.message {
+                        self.log.append(message.id, at_ms);
                         // A refused insert is impossible after the in-transaction check;
                         // the checker reports the atomicity break if it ever happens.
                         let _ = self.outbox.insert(message);
@@ -308,6 +312,9 @@ impl OrderDb {
             MessageDone { msg_id, .. } => {
                 self.outbox.set_status(*msg_id, Status::Done, at_ms);
             }
+            RelayLogSubscribed { .. } => self.log.slot = true,
+            RelayPositionStored { lsn, .. } => self.log.confirm(*lsn),
+            LogPurged { up_to_lsn, .. } => self.log.purge(*up_to_lsn),
             TwoPcRoundStarted { order_id, .. } => {
                 self.next_order_id = self.next_order_id.max(order_id + 1);
             }

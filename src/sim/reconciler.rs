@@ -4,7 +4,7 @@
 //! status backwards: a DEAD row stays DEAD even once its effect is applied.
 
 use super::broker;
-use super::config::Config;
+use super::config::{Config, RelayKind};
 use super::event::{BizKey, EventKind, GapKind, Payload};
 use super::id_map::SharedMap;
 use super::outbox_table::Status;
@@ -109,6 +109,12 @@ fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
             match row.status {
                 Status::Dead => gaps.push(Gap { kind: GapKind::DeadMessage, biz_key: key, republish }),
                 Status::Sent | Status::Done if settled(row.updated_at_ms) => {
+                    gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish })
+                }
+                // relay=cdc: no one ever marks the row SENT, so a PENDING row past the grace
+                // period with no effect is one the connector has not delivered (its log
+                // record may be gone); re-publishing a copy it still holds is absorbed by dedup.
+                Status::Pending if config.relay == RelayKind::Cdc && settled(row.created_at_ms) => {
                     gaps.push(Gap { kind: GapKind::MessageWithoutEffect, biz_key: key, republish })
                 }
                 // PENDING: the relay still owns it.

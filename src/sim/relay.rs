@@ -9,7 +9,7 @@
 //! conditional UPDATE (compare-and-set).
 
 use super::broker;
-use super::config::{Config, LockMode};
+use super::config::{Config, LockMode, RelayKind};
 use super::event::EventKind;
 use super::faults::FaultKind;
 use super::outbox_table::Status;
@@ -45,6 +45,14 @@ pub struct RelayState {
     /// lock=cas: the lease end of its claim on the batch's first row. The claim set the
     /// row's next_retry_at to this value, so it is also the claim's fencing token.
     pub lease_until_ms: Option<u64>,
+    /// relay=cdc: this relay is the log connector (it has a replication slot).
+    pub log_reader: bool,
+    /// relay=cdc: the log position it stored last (a restart reads after it).
+    pub log_position_lsn: u64,
+    /// relay=cdc: the position its batch was read up to (published once the batch is done).
+    pub log_read_lsn: u64,
+    /// relay=cdc: failed attempts at the batch's first record so far.
+    pub log_failures: u64,
 }
 
 impl RelayState {
@@ -96,6 +104,9 @@ impl RelayState {
                 self.paused_until_ms = None;
             }
             RelayCrashed { restart_at_ms, .. } => {
+                // What was read but not confirmed is read again after the restart.
+                self.log_read_lsn = self.log_position_lsn;
+                self.log_failures = 0;
                 self.batch.clear();
                 self.locks.clear();
                 self.lease_until_ms = None;
@@ -106,6 +117,32 @@ impl RelayState {
                 self.down_until_ms = Some(*restart_at_ms);
             }
             RelayRestarted { .. } => self.down_until_ms = None,
+            RelayLogSubscribed { from_lsn, .. } => {
+                self.log_reader = true;
+                self.log_position_lsn = from_lsn.saturating_sub(1);
+                self.log_read_lsn = self.log_position_lsn;
+            }
+            RelayLogRead { to_lsn, msg_ids, .. } => {
+                self.batch = msg_ids.iter().copied().collect();
+                self.log_read_lsn = *to_lsn;
+                self.log_failures = 0;
+                self.batch_published = 0;
+                self.batch_failed = 0;
+            }
+            MessagePublished { msg_id, .. } if self.log_reader => {
+                self.finish_row(*msg_id);
+                self.log_failures = 0;
+                self.batch_published += 1;
+            }
+            RelayLogPublishFailed { attempt, .. } => {
+                self.log_failures = *attempt;
+                self.batch_failed += 1;
+            }
+            RelayPositionStored { lsn, .. } => self.log_position_lsn = *lsn,
+            RelayLogPositionLost { resumed_at_lsn, .. } => {
+                self.log_position_lsn = resumed_at_lsn.saturating_sub(1);
+                self.log_read_lsn = self.log_position_lsn;
+            }
             _ => {}
         }
     }
@@ -137,7 +174,12 @@ pub fn relay_of(kind: &EventKind) -> Option<u32> {
         | MessageMarkedSent { relay_id, .. }
         | PublishFailed { relay_id, .. }
         | MessageDead { relay_id, .. }
-        | RelayBatchFinished { relay_id, .. } => Some(*relay_id),
+        | RelayBatchFinished { relay_id, .. }
+        | RelayLogSubscribed { relay_id, .. }
+        | RelayLogRead { relay_id, .. }
+        | RelayLogPublishFailed { relay_id, .. }
+        | RelayPositionStored { relay_id, .. }
+        | RelayLogPositionLost { relay_id, .. } => Some(*relay_id),
         _ => None,
     }
 }
@@ -146,8 +188,12 @@ pub fn relay_of(kind: &EventKind) -> Option<u32> {
 /// to if the ones before fail their re-check).
 pub const SNAPSHOT_ROWS: u64 = 10_000;
 
-/// How many relay instances run: `relays` per shard.
+/// How many relay instances run: `relays` per shard; with relay=cdc one connector, which
+/// reads the whole database's log (every shard's rows are in it).
 pub fn relay_count(config: &Config) -> u32 {
+    if config.relay == RelayKind::Cdc {
+        return 1;
+    }
     (config.shards.max(1) * config.relays.max(1)) as u32
 }
 
@@ -394,7 +440,7 @@ fn send(ctx: &mut Ctx<'_>, relay_id: u32, msg_id: u64) {
             if ctx.world.relay_crash_armed || ctx.faults.chance(FaultKind::RelayCrash, ctx.config.relay_crash_rate) {
                 // Published, but the UPDATE … SET status = 'SENT' never happens.
                 let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.relay_restart_ms);
-                ctx.emit(EventKind::RelayCrashed { relay_id, msg_id, restart_at_ms });
+                ctx.emit(EventKind::RelayCrashed { relay_id, msg_id, restart_at_ms, before_position: false });
                 ctx.schedule(restart_at_ms, Action::RelayRestart { relay_id });
                 return wake_waiters(ctx, relay_id);
             }
@@ -562,7 +608,12 @@ mod tests {
         assert_eq!(db.outbox.get(0).map(|r| r.status), Some(Status::Pending), "others see the committed row");
         assert_eq!(db.uncommitted.get(&0).map(|r| r.status), Some(Status::Sent), "the relay's own transaction");
         // The relay dies before its COMMIT: the update goes with its transaction.
-        sim.ctx().emit(EventKind::RelayCrashed { relay_id: 0, msg_id: 1, restart_at_ms: u64::MAX });
+        sim.ctx().emit(EventKind::RelayCrashed {
+            relay_id: 0,
+            msg_id: 1,
+            restart_at_ms: u64::MAX,
+            before_position: false,
+        });
         let db = &sim.world().order_db;
         assert_eq!(db.outbox.get(0).map(|r| r.status), Some(Status::Pending));
         assert!(db.uncommitted.is_empty() && db.row_locks.is_empty());

@@ -1,7 +1,7 @@
 //! Scenarios are data: a config plus a script of commands at given times. The CLI, the UI
 //! and the tests all run the same ones, and a share link or an exported file can carry one.
 
-use super::config::{Config, LockMode, Mode};
+use super::config::{Config, LockMode, Mode, RelayKind};
 use super::event::TxFault;
 use super::order_service::OrderRequest;
 use serde::{Deserialize, Serialize};
@@ -107,6 +107,8 @@ pub const IDS: &[&str] = &[
     "outage-dead-letters",
     "ai-agent-tool-call",
     "one-fault-three-ways",
+    "cdc-relay",
+    "cdc-log-retention",
 ];
 
 /// A built-in scenario's short name, in Chinese or English (the picker and the lessons show it;
@@ -133,6 +135,8 @@ pub fn name(id: &str, zh: bool) -> Option<&'static str> {
         "outage-dead-letters" => ("长时间宕机与死信", "Long outage, dead letters"),
         "ai-agent-tool-call" => ("AI 智能体的退款调用", "An AI agent's refund calls"),
         "one-fault-three-ways" => ("同一故障三种做法", "One fault, three ways"),
+        "cdc-relay" => ("CDC：读日志代替轮询", "CDC: tailing the log instead of polling"),
+        "cdc-log-retention" => ("CDC 与长时间宕机：日志保留", "CDC in a long outage: log retention"),
         // A scenario without a name here shows its id.
         _ => return None,
     };
@@ -437,6 +441,47 @@ fn build(id: &str) -> Option<Scenario> {
                 "One fault, three ways: the order service dies right after its database work (switch mode to compare the outbox with both wrong turns)",
                 "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（切换 mode，对比本地消息表与两种错误做法）",
                 vec![order(0, "B001", 1_800), at(10 * SECOND_MS, Command::PlaceOrder(crashing)), order(20 * SECOND_MS, "B003", 2_600)],
+            )
+        }
+        "cdc-relay" => {
+            // Debezium's way: no scan, no status update; the connector reads the commits from
+            // the log. It dies after its first publish, before storing its position, so the
+            // restart publishes that message again and the dedup table absorbs the copy.
+            config.relay = RelayKind::Cdc;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            (
+                "A connector tails the commit log (Debezium-style): no scans, no status updates; a crash before it stores its position publishes one message twice, and dedup absorbs it",
+                "连接器读提交日志（Debezium 的做法）：不扫表、不改状态；记下位置前崩溃，一条消息发了两次，去重挡住",
+                vec![
+                    at(0, Command::CrashRelayAfterPublish),
+                    order(0, "A001", 9_990),
+                    order(0, "A002", 19_900),
+                    order(0, "A003", 5_900),
+                    order(20 * SECOND_MS, "A004", 12_000),
+                    order(21 * SECOND_MS, "A005", 3_300),
+                ],
+            )
+        }
+        "cdc-log-retention" => {
+            // The broker is down for 40 minutes: the connector keeps retrying the first record
+            // (the log is in order, nothing goes DEAD) while the database keeps the log for its
+            // slot, but only for 20 minutes here: the records behind the stuck one expire
+            // unread, and only the reconciler finds those orders again.
+            config.relay = RelayKind::Cdc;
+            config.mq_outage_from_ms = 0;
+            config.mq_outage_ms = 40 * MINUTE_MS;
+            config.log_retention_ms = 20 * MINUTE_MS;
+            config.reconcile_interval_ms = 10 * MINUTE_MS;
+            config.reconcile_grace_ms = 50 * MINUTE_MS;
+            (
+                "The MQ is down 40 minutes: the connector retries, nothing goes DEAD, but the log is kept 20 minutes; two records expire unread and the reconciler re-publishes them",
+                "MQ 宕机 40 分钟：连接器一直重试、不进死信，但日志只留 20 分钟，两条没读到就被清掉，靠对账补发",
+                vec![
+                    order(0, "A001", 9_990),
+                    order(MINUTE_MS, "A002", 19_900),
+                    order(25 * MINUTE_MS, "A003", 5_900),
+                    order(45 * MINUTE_MS, "A004", 12_000),
+                ],
             )
         }
         _ => return None,

@@ -4,8 +4,9 @@
 //! checks, applies, measures and records the event.
 
 use super::broker::{self, Unacked};
+use super::cdc_relay;
 use super::checker::{Checker, Violation};
-use super::config::{Config, ConfigError, LockMode, Mode, MAX_PAUSE_MS};
+use super::config::{Config, ConfigError, LockMode, Mode, RelayKind, MAX_PAUSE_MS};
 use super::consumer;
 use super::event::{DeliveryCause, Event, EventKind, GapKind, Injection, TxFault};
 use super::faults::FaultSource;
@@ -41,6 +42,14 @@ pub enum Action {
         relay_id: u32,
     },
     RelayRestart {
+        relay_id: u32,
+    },
+    /// relay=cdc: the connector's periodic read of the database's log.
+    RelayLogRead {
+        relay_id: u32,
+    },
+    /// relay=cdc: the connector publishes the next record of its batch.
+    RelayLogPublish {
         relay_id: u32,
     },
     /// A paused relay wakes and publishes the row it holds.
@@ -96,6 +105,7 @@ impl Action {
         matches!(
             self,
             Action::RelayScan { .. }
+                | Action::RelayLogRead { .. }
                 | Action::RelayScanDone { .. }
                 | Action::RelayRestart { .. }
                 | Action::Archive
@@ -296,6 +306,17 @@ impl Ctx<'_> {
     }
 }
 
+/// The config key that picks the relay kind: fixed for a run, since the run's first actions
+/// (a scan timer per relay, or the connector's slot and read timer) depend on it.
+const RELAY_KEY: &str = "relay";
+
+fn relay_is_chosen_at_start() -> ConfigError {
+    ConfigError(
+        "relay is chosen when a run starts (--set relay=poll|cdc, or cfg=relay:cdc in a link), not by a command during it"
+            .to_string(),
+    )
+}
+
 /// Orders that arrive by themselves (`orders=N`), spaced uniformly in 0..2x the mean gap.
 /// Has its own PRNG stream, so fault settings never change which orders arrive when.
 #[derive(Clone, Debug)]
@@ -468,6 +489,7 @@ pub struct Summary {
     pub seed: u64,
     pub mode: Mode,
     pub lock: LockMode,
+    pub relay: RelayKind,
     pub relays: u32,
     pub phase: Phase,
     pub settled: bool,
@@ -503,6 +525,13 @@ pub struct Summary {
     pub rows_examined: u64,
     pub max_rows_examined_per_scan: u64,
     pub max_scan_latency_ms: u64,
+    /// relay=cdc: reads of the log that returned records; the most records the database
+    /// kept for the slot at once; records retention removed before the connector confirmed
+    /// them; committed messages the connector skipped because its position was gone.
+    pub log_reads: u64,
+    pub max_log_retained: u64,
+    pub log_purged_unconfirmed: u64,
+    pub log_skipped: u64,
     /// How long order transactions took (CPU work, slowed while scans shared the cores).
     pub order_write_ms: WindowStats,
     pub consistency_window_ms: WindowStats,
@@ -524,6 +553,7 @@ impl Simulation {
         let mut scratch = config.clone();
         for step in &scenario.script {
             match &step.command {
+                Command::Set { key, .. } if key == RELAY_KEY => return Err(relay_is_chosen_at_start()),
                 Command::Set { key, value } => scratch.set(key, value)?,
                 Command::PauseNextRelay { pause_ms } if !(1..=MAX_PAUSE_MS).contains(pause_ms) => {
                     return Err(ConfigError(format!(
@@ -536,7 +566,11 @@ impl Simulation {
         let mut script = scenario.script.clone();
         script.sort_by_key(|s| s.at_ms);
         let mut agenda = Agenda::default();
-        if config.mode == Mode::Outbox {
+        let cdc = config.mode == Mode::Outbox && config.relay == RelayKind::Cdc;
+        if cdc {
+            agenda.push(config.log_read_interval_ms, Action::RelayLogRead { relay_id: cdc_relay::CONNECTOR });
+        }
+        if config.mode == Mode::Outbox && !cdc {
             // Instances of a scheduled job do not fire in the same instant: relay i's timer
             // runs i ms after relay 0's (a fixed phase, so runs stay reproducible; the
             // exhaustive checker puts them in phase: `put_relay_timers_in_phase`).
@@ -544,9 +578,9 @@ impl Simulation {
                 let first_ms = config.scan_interval_ms.saturating_add(relay_id.into());
                 agenda.push(first_ms, Action::RelayScan { relay_id });
             }
-            if config.archive_after_ms > 0 {
-                agenda.push(config.archive_interval_ms, Action::Archive);
-            }
+        }
+        if config.mode == Mode::Outbox && config.archive_after_ms > 0 {
+            agenda.push(config.archive_interval_ms, Action::Archive);
         }
         if config.reconcile_interval_ms > 0 {
             agenda.push(config.reconcile_interval_ms, Action::Reconcile);
@@ -581,6 +615,9 @@ impl Simulation {
         if sim.config.preload_rows > 0 {
             let (rows, shards) = (sim.config.preload_rows, sim.config.shards);
             sim.ctx().emit(EventKind::TablePreloaded { rows, shards });
+        }
+        if cdc {
+            cdc_relay::subscribe(&mut sim.ctx());
         }
         Ok(sim)
     }
@@ -671,6 +708,7 @@ impl Simulation {
             }
         };
         open(db.outbox.count(Status::Pending) as usize, "rows PENDING");
+        open(db.log.records.len(), "log records the CDC connector has not confirmed");
         open(db.outbox.count(Status::Sent) as usize, "rows SENT, not yet confirmed");
         open(db.open_txs.len(), "order transactions open");
         open(self.world.broker.unacked.len(), "messages unacked at the broker");
@@ -684,10 +722,26 @@ impl Simulation {
         why
     }
 
+    /// Whether the PENDING rows leave nothing for anyone to do. Polling: only when there are
+    /// none (the relay's next scan takes them). relay=cdc: the connector works from the log,
+    /// not the table, so a PENDING row is work while its record is in the log (unconfirmed)
+    /// or in the connector's batch, or while a periodic reconciler may re-publish it; a row
+    /// the connector has passed without publishing (a wrong turn, a purged log) is otherwise
+    /// nobody's work: the run settles and the checker reports its order lost.
+    fn pending_is_quiet(&self) -> bool {
+        let db = &self.world.order_db;
+        let pending = db.outbox.count(Status::Pending);
+        if self.config.relay != RelayKind::Cdc || self.config.mode != Mode::Outbox {
+            return pending == 0;
+        }
+        let reconciler_may_repair = self.config.reconcile_interval_ms > 0 && pending > 0;
+        db.log.records.is_empty() && !reconciler_may_repair
+    }
+
     /// Nothing PENDING, SENT, uncommitted or in flight, and no one-off action pending.
     pub fn is_quiet(&self) -> bool {
         let db = &self.world.order_db;
-        db.outbox.count(Status::Pending) == 0
+        self.pending_is_quiet()
             && db.outbox.count(Status::Sent) == 0
             && db.open_txs.is_empty()
             && self.world.broker.unacked.is_empty()
@@ -963,6 +1017,9 @@ impl Simulation {
     /// Config changes are validated; a refused value changes nothing and is returned.
     pub fn inject(&mut self, command: Command) -> Result<(), ConfigError> {
         if let Command::Set { key, value } = &command {
+            if key == RELAY_KEY {
+                return Err(relay_is_chosen_at_start());
+            }
             self.config.clone().set(key, value)?;
         }
         if self.phase.is_finished() {
@@ -1037,6 +1094,11 @@ impl Simulation {
                 ctx.emit(EventKind::Injected(Injection::ReconcileRequested));
                 reconciler::run(&mut ctx);
             }
+            Command::ScanNow if self.config.relay == RelayKind::Cdc => {
+                if self.config.mode == Mode::Outbox {
+                    cdc_relay::tick(&mut self.ctx(), cdc_relay::CONNECTOR, false);
+                }
+            }
             Command::ScanNow => {
                 if self.config.mode == Mode::Outbox {
                     let relays = relay::relay_count(&self.config);
@@ -1047,8 +1109,9 @@ impl Simulation {
                 }
             }
             Command::Set { key, value } => {
-                // Validated in `new`; a refused value leaves the config unchanged.
-                if self.config.set(&key, &value).is_ok() {
+                // Validated in `new`; a refused value leaves the config unchanged. The relay
+                // kind stays as the run started (its actions were scheduled then).
+                if key != RELAY_KEY && self.config.set(&key, &value).is_ok() {
                     let value = self.config.get(&key).unwrap_or(value);
                     self.ctx().emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
                 }
@@ -1066,6 +1129,8 @@ impl Simulation {
             Action::RelayScanDone { relay_id } => relay::scan_done(&mut ctx, relay_id),
             Action::RelayPublish { relay_id } => relay::publish_next(&mut ctx, relay_id),
             Action::RelayRestart { relay_id } => relay::restart(&mut ctx, relay_id),
+            Action::RelayLogRead { relay_id } => cdc_relay::tick(&mut ctx, relay_id, true),
+            Action::RelayLogPublish { relay_id } => cdc_relay::publish_next(&mut ctx, relay_id),
             Action::RelayResume { relay_id } => relay::resume(&mut ctx, relay_id),
             Action::ClaimLeaseEnds { relay_id, msg_id } => relay::lease_ends(&mut ctx, relay_id, msg_id),
             Action::Archive => order_service::archive(&mut ctx),
@@ -1119,6 +1184,7 @@ impl Simulation {
             seed: self.seed,
             mode: self.config.mode,
             lock: self.config.lock,
+            relay: self.config.relay,
             relays: relay::relay_count(&self.config),
             phase: self.phase,
             settled: self.phase == Phase::Settled,
@@ -1154,6 +1220,10 @@ impl Simulation {
             rows_examined: c.rows_examined,
             max_rows_examined_per_scan: c.max_rows_examined_per_scan,
             max_scan_latency_ms: c.max_scan_latency_ms,
+            log_reads: c.log_reads,
+            max_log_retained: c.max_log_retained,
+            log_purged_unconfirmed: c.log_purged_unconfirmed,
+            log_skipped: c.log_skipped,
             order_write_ms: metrics.order_write_stats(),
             consistency_window_ms: metrics.window_stats(),
             shards,

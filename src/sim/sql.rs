@@ -415,12 +415,70 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
                 add(out, relay, Runs, "COMMIT;  -- nothing to publish", &[]);
             }
         }
+        MessagePublished { relay_id, biz_key, offset, .. } if before.relay(*relay_id).is_some_and(|r| r.log_reader) => {
+            add(
+                out,
+                Relay(*relay_id),
+                Note,
+                "-- not SQL: publish to the MQ (key $) → offset $; the row is not touched",
+                &[Q(biz_key), N(*offset)],
+            )
+        }
         MessagePublished { relay_id, biz_key, offset, .. } => add(
             out,
             Relay(*relay_id),
             Note,
             "-- not SQL: publish to the MQ (topic order_created, key $) → offset $\n-- the broker confirmed; now mark the row:",
             &[Q(biz_key), N(*offset)],
+        ),
+        RelayLogSubscribed { relay_id, from_lsn } => add(
+            out,
+            Relay(*relay_id),
+            Note,
+            "-- replication (wal_level = logical): pg_create_logical_replication_slot('outbox_slot', 'pgoutput'), streaming from LSN $",
+            &[N(*from_lsn)],
+        ),
+        RelayLogRead { relay_id, from_lsn, to_lsn, msg_ids } => add(
+            out,
+            Relay(*relay_id),
+            Note,
+            "-- replication stream: LSN $–$, $ outbox insert(s) (ids $); no query, 0 rows examined",
+            &[N(*from_lsn), N(*to_lsn), N(msg_ids.len() as u64), S(&ids(msg_ids))],
+        ),
+        RelayLogPublishFailed { relay_id, msg_id, retry_at_ms, .. } => add(
+            out,
+            Relay(*relay_id),
+            Note,
+            "-- not SQL: publish of message $ failed; retry at $, no table write",
+            &[N(*msg_id), T(*retry_at_ms)],
+        ),
+        RelayPositionStored { relay_id, lsn } => add(
+            out,
+            Relay(*relay_id),
+            Note,
+            "-- replication feedback: flushed LSN $ (the slot's confirmed_flush_lsn)",
+            &[N(*lsn)],
+        ),
+        LogPurged { up_to_lsn, unconfirmed } => add(
+            out,
+            OrderService,
+            Note,
+            "-- the server removed its log up to LSN $ ($ unconfirmed)",
+            &[N(*up_to_lsn), N(*unconfirmed)],
+        ),
+        RelayLogPositionLost { relay_id, from_lsn, resumed_at_lsn, skipped } => add(
+            out,
+            Relay(*relay_id),
+            Note,
+            "-- LSN $ is gone from the log: resumed at LSN $, $ skipped",
+            &[N(*from_lsn), N(*resumed_at_lsn), N(*skipped)],
+        ),
+        RelayCrashed { relay_id, msg_id, before_position: true, .. } => add(
+            out,
+            Relay(*relay_id),
+            Note,
+            "-- published message $; the connector died before storing its LSN",
+            &[N(*msg_id)],
         ),
         MessageMarkedSent { relay_id, msg_id } | RelayFenced { relay_id, msg_id } => {
             let fenced = matches!(e.kind, RelayFenced { .. });

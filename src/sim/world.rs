@@ -53,6 +53,11 @@ impl World {
         }
     }
 
+    /// Whether any relay has published this message (at least once).
+    pub fn was_published(&self, msg_id: u64) -> bool {
+        self.published.contains_key(&msg_id)
+    }
+
     pub fn relay(&self, relay_id: u32) -> Option<&RelayState> {
         self.relays.get(relay_id as usize)
     }

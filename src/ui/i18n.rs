@@ -51,6 +51,7 @@ impl Words {
             "orders_db" => p("订单簿", "orders 表", "Order book", "orders table"),
             "rack" => p("票夹", "消息表 outbox", "Ticket rack", "Outbox table"),
             "runner" => p("跑堂", "中继 relay", "Runner", "Relay"),
+            "clerk" => p("抄单员", "CDC 连接器", "Clerk", "CDC connector"),
             "window" => p("出菜窗口", "消息队列 MQ", "Kitchen window", "MQ (broker)"),
             "kitchen" => p("后厨", "消费者", "Kitchen", "Consumer"),
             "spike" => p("订单钉", "去重表 dedup", "Order spike", "Dedup table"),
@@ -728,6 +729,10 @@ pub fn guide(lang: Lang, scenario: &str) -> &'static str {
         ("consumer-crash-redelivery", false) => "Watch: the kitchen cooks the first ticket and faints before replying; the window hears nothing and passes the same ticket again later; the spike stops the repeat and the customer pays once. Try: turn idempotency off and watch again.",
         ("no-idempotency", true) => "看点：后厨不查订单钉，窗口把 P001 递了两次，顾客被扣了两次钱——「不重」徽章变红，点它跳到出错的那一步。试试：在开头把「消费端幂等」改回 true。",
         ("no-idempotency", false) => "Watch: the kitchen never checks the spike; the window passes P001 twice and the customer is charged twice — the no-double-effect badge turns red; click it to jump to the event. Try: set \"Idempotent consumer\" back to true at the start.",
+        ("cdc-relay", true) => "看点：没人翻票夹，抄单员照复写簿按签单先后送单；他没挪书签就摔倒，回来重抄，A001 送了两次，订单钉挡住重复。试试：关掉幂等。",
+        ("cdc-relay", false) => "Watch: nobody searches the rack; a clerk copies the carbon book in signing order, falls before moving his bookmark, and hands A001 in twice; the spike stops the repeat. Try: turn idempotency off.",
+        ("cdc-log-retention", true) => "看点：窗口关着，抄单员拿着 A001 一直等，不进死信；复写簿只留 20 分钟，两张底联没抄就被撕，靠对账补发。试试：把日志保留改成 0。",
+        ("cdc-log-retention", false) => "Watch: the window is shut and the clerk waits with A001, nothing goes DEAD; the book keeps pages 20 minutes, two are torn out unread, and reconciliation re-sends them. Try: log retention 0.",
         (_, true) => "",
         (_, false) => "",
     }

@@ -137,7 +137,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
             ],
             vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
         ),
-        RelayCrashed { relay_id, msg_id, restart_at_ms } => (
+        RelayCrashed { relay_id, msg_id, restart_at_ms, before_position: false } => (
             [
                 "跑堂 {0} 刚把 {1} 递进窗口，还没盖“已送”就摔倒了（{3} 回来）",
                 "中继 {0} 发布消息 {2} 后、标记 SENT 前崩溃；事务回滚，{3} 重启",
@@ -145,6 +145,69 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "Relay {0} crashed after publishing message {2}, before marking it SENT; its transaction rolled back; restarts at {3}",
             ],
             vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
+        ),
+        RelayCrashed { msg_id, restart_at_ms, .. } => (
+            [
+                "抄单员递完 {0} 还没挪书签就摔倒了（{2} 回来，从旧书签重抄：{0} 会再送一次）",
+                "连接器发布消息 {1} 后、提交位点前崩溃；{2} 重启后从旧位点重读，重复发布",
+                "The clerk handed in {0} and fell before moving his bookmark (back at {2}, from the old one: {0} goes in again)",
+                "The connector crashed after publishing message {1}, before storing its position; at {2} it re-reads from the old one and publishes again",
+            ],
+            vec![key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
+        ),
+        RelayLogSubscribed { from_lsn, .. } => (
+            [
+                "抄单员在收银员的复写簿第 {0} 页夹上书签：每签一单都留一张底联给他，不用翻票夹",
+                "CDC 连接器创建复制槽，从 LSN {0} 起读提交日志，不再扫表",
+                "A clerk bookmarks page {0} of the cashier's carbon book: every signed order leaves him a copy, and nobody searches the rack",
+                "The CDC connector created its replication slot and reads the commit log from LSN {0}: no scans",
+            ],
+            vec![n(from_lsn)],
+        ),
+        RelayLogRead { from_lsn, to_lsn, msg_ids, .. } => (
+            [
+                "抄单员照复写簿第 {0}–{1} 页抄下 {2} 张：{3}",
+                "连接器读日志 LSN {0}–{1}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁",
+                "The clerk copies pages {0}–{1} of the carbon book, {2} tickets: {3}",
+                "The connector read LSN {0}–{1} of the commit log: {2} outbox inserts ({3}) in commit order; no scan, no lock",
+            ],
+            vec![n(from_lsn), n(to_lsn), msg_ids.len().to_string(), keys(key_of, msg_ids)],
+        ),
+        RelayLogPublishFailed { msg_id, attempt, retry_at_ms, .. } => (
+            [
+                "窗口关着：抄单员拿着 {0} 停在原页（第 {1} 次），{2} 再试，不能跳页",
+                "发布 {0} 失败（第 {1} 次）：连接器停在此位置，{2} 重试；不写表，无死信",
+                "The window is shut: the clerk waits on the same page with {0} (try {1}), again at {2}; he cannot skip ahead",
+                "Publishing {0} failed (attempt {1}): the connector stays at this position and retries at {2}; no table write, no dead letter",
+            ],
+            vec![key_of(*msg_id), n(attempt), clock(*retry_at_ms)],
+        ),
+        RelayPositionStored { lsn, .. } => (
+            [
+                "抄单员把书签挪到第 {0} 页",
+                "连接器提交位点 LSN {0}：之前的日志可回收",
+                "The clerk moves his bookmark to page {0}",
+                "The connector stored its position (offset) at LSN {0}: the log before it can be recycled",
+            ],
+            vec![n(lsn)],
+        ),
+        LogPurged { up_to_lsn, unconfirmed } => (
+            [
+                "复写簿第 {0} 页及以前被撕掉（保留期到），{1} 张还在书签之后",
+                "日志保留期到：删除 LSN {0} 及以前，其中 {1} 条连接器未确认",
+                "Pages up to {0} are torn out of the carbon book (kept too long); {1} were past the bookmark",
+                "Retention removed the log up to LSN {0}; {1} records were not yet confirmed",
+            ],
+            vec![n(up_to_lsn), n(unconfirmed)],
+        ),
+        RelayLogPositionLost { from_lsn, resumed_at_lsn, skipped, .. } => (
+            [
+                "书签那页已被撕掉：抄单员从第 {1} 页接着抄，{2} 张再也找不到（只有对账能发现）",
+                "位点 LSN {0} 已不在日志中：从 LSN {1} 继续，跳过 {2} 条；只有对账能找回",
+                "The bookmarked page is gone: the clerk goes on from page {1}, and {2} tickets are lost to him (only reconciliation finds them)",
+                "Position LSN {0} is gone from the log: resumed at LSN {1}, skipping {2} messages; only reconciliation finds them",
+            ],
+            vec![n(from_lsn), n(resumed_at_lsn), n(skipped)],
         ),
         RelayPaused { relay_id, msg_id, resume_at_ms } => (
             [
@@ -297,6 +360,15 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
     })
 }
 
+/// The business keys of a batch, as a short list (at most five, then "…").
+fn keys(key_of: &dyn Fn(u64) -> String, msg_ids: &[u64]) -> String {
+    let mut out: Vec<String> = msg_ids.iter().take(5).map(|id| key_of(*id)).collect();
+    if msg_ids.len() > 5 {
+        out.push("…".into());
+    }
+    out.join(", ")
+}
+
 /// What a monitoring alert watches, in words.
 fn alert_words(w: Words, metric: AlertMetric) -> &'static str {
     match metric {
@@ -340,6 +412,12 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         RowClaimed { .. } => w.pick("夹上", "UPDATE 1", "claim", "UPDATE 1"),
         CasConflict { .. } => w.pick("松手", "UPDATE 0", "let go", "UPDATE 0"),
         RelayCrashed { .. } => w.pick("摔倒", "crash", "falls", "crash"),
+        RelayLogSubscribed { .. } => w.pick("夹书签", "slot", "bookmark", "slot"),
+        RelayLogRead { .. } => w.pick("抄底联", "read WAL", "copies", "read WAL"),
+        RelayLogPublishFailed { .. } => w.pick("窗口关着", "publish ✗", "window shut", "publish ✗"),
+        RelayPositionStored { .. } => w.pick("挪书签", "offset", "bookmark", "offset"),
+        LogPurged { .. } => w.pick("撕页", "purge", "torn out", "purge"),
+        RelayLogPositionLost { .. } => w.pick("书签丢了！", "position lost", "bookmark gone!", "position lost"),
         RelayRestarted { .. } => w.pick("回来", "restart", "back", "restart"),
         RelayPaused { .. } => w.pick("发呆…", "stall", "freezes…", "stall"),
         ClaimLeaseExpired { .. } => w.pick("夹子过期", "lease expired", "tag expired", "lease expired"),

@@ -75,8 +75,19 @@ pub fn Scene(lab: Lab) -> impl IntoView {
         let w = lab.words();
         f.with(|f| {
             let n = f.world.relays.first().map_or(0, |r| r.batch.len());
-            let mut o =
-                html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, w.t("runner"));
+            // relay=cdc: the runner is the log connector (the clerk with the carbon book), and
+            // shows its stored log position.
+            let connector = f.world.relays.first().filter(|r| r.log_reader);
+            let label = if connector.is_some() { w.t("clerk") } else { w.t("runner") };
+            let mut o = html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, label);
+            if let Some(r) = connector {
+                html_write!(
+                    o,
+                    r#"<text x="20" y="262" class="count" data-testid="log-position">{}{}</text>"#,
+                    w.pick("书签 ", "LSN ", "bookmark ", "LSN "),
+                    r.log_position_lsn
+                );
+            }
             if f.world.relays.first().is_some_and(|r| r.paused_until_ms.is_some()) {
                 html_write!(
                     o,
@@ -148,6 +159,7 @@ fn runner_at_window(f: &Frame) -> bool {
         f.event.as_ref().map(|e| &e.kind),
         Some(
             EventKind::MessagePublished { .. }
+                | EventKind::RelayLogPublishFailed { .. }
                 | EventKind::MessageMarkedSent { .. }
                 | EventKind::PublishFailed { .. }
                 | EventKind::MessageDead { .. }

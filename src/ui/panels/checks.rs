@@ -33,7 +33,7 @@ const BADGES: [(Badge, &str, &str); 5] = [
 fn badge_of(kind: ViolationKind) -> Badge {
     match kind {
         ViolationKind::NotAtomic | ViolationKind::GhostPublish => Badge::Atomic,
-        ViolationKind::LostOrder => Badge::NothingLost,
+        ViolationKind::LostOrder | ViolationKind::PositionAheadOfPublish => Badge::NothingLost,
         ViolationKind::DoubleEffect | ViolationKind::DuplicateKey | ViolationKind::EffectWithoutOrder => {
             Badge::NoDouble
         }
