@@ -197,7 +197,7 @@ mod tests {
             .events()
             .iter()
             .filter_map(|e| match e.kind {
-                EventKind::RelayLogPublishFailed { msg_id: 0, attempt, retry_at_ms, .. } => Some(retry_at_ms - e.at_ms),
+                EventKind::RelayLogPublishFailed { msg_id: 0, retry_at_ms, .. } => Some(retry_at_ms - e.at_ms),
                 _ => None,
             })
             .collect();
