@@ -180,6 +180,7 @@ async fn starts_at_the_beginning_of_the_scenario_in_chinese_metaphor() {
 async fn step_forward_and_back_move_the_cursor_and_the_scene() {
     let m = mount(state("seed-demo"), vec![], None);
     settle().await;
+    assert!(m.has("[data-testid=no-sql]"), "at the start the SQL panel asks nothing of the worker");
     // Event 0 sets the duplicate rate; 1-4 are A001's transaction.
     for _ in 0..3 {
         m.click("[data-testid=fwd]").await;
@@ -187,14 +188,16 @@ async fn step_forward_and_back_move_the_cursor_and_the_scene() {
     assert_eq!(m.cursor(), 3);
     assert!(m.has("[data-testid=open-tx]"), "A001's transaction is open");
     assert_eq!(m.count("[data-testid=ticket]"), 0, "nothing visible before COMMIT");
-    assert!(m.text("[data-testid=sql-text]").contains("INSERT INTO orders"));
+    // The statements come from the insight worker, which this test page does not serve: the
+    // panel has asked for them (their text is checked natively, `insight::tests::the_sql_panel_*`,
+    // and in the built page, tests/e2e/walk.mjs).
+    assert!(m.has("[data-testid=sql-loading]") || m.has("[data-testid=sql-failed]"), "{}", m.testid("sql-text"));
 
     m.click("[data-testid=fwd]").await;
     m.click("[data-testid=fwd]").await;
     assert_eq!(m.cursor(), 5);
     assert!(m.current_line().contains("落笔签字"), "{}", m.current_line());
     assert_eq!(m.count("[data-testid=ticket]"), 1, "COMMIT hangs the ticket");
-    assert!(m.text("[data-testid=sql-text]").contains("COMMIT"));
     assert_eq!(m.count("[data-testid=outbox-row]"), 1);
     assert!(m.has("[data-testid=outbox-row] td.changed"), "the new row is highlighted");
 
@@ -268,8 +271,6 @@ async fn scrubbing_to_the_end_shows_the_core_summary() {
     let scan = sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayScanned { .. })).unwrap();
     m.scrub(scan + 1).await;
     assert_eq!(m.el("[data-testid=carrying]").get_attribute("data-count").as_deref(), Some("2"));
-    assert!(m.text("[data-testid=sql-text]").contains("ORDER BY next_retry_at"));
-    assert!(m.text("[data-testid=sql-text]").contains("LIMIT 5"));
 }
 
 #[wasm_bindgen_test]
@@ -354,8 +355,6 @@ async fn injecting_a_failed_order_forks_the_run_and_rolls_back_cleanly() {
         m.click("[data-testid=fwd]").await;
     }
     assert!(m.has("[data-testid=torn]"), "the torn ticket shows the rollback");
-    assert!(m.text("[data-testid=sql-text]").contains("ROLLBACK"));
-    assert!(m.text("[data-testid=sql-text]").contains("INSERT INTO outbox"));
     assert_eq!(m.count("[data-testid=outbox-row]"), 2, "no row for U001");
     assert_eq!(m.el("[data-testid=badge-atomic]").get_attribute("data-state").as_deref(), Some("ok"));
     // Stepping back still works on the fork, and the prefix is the original.
@@ -715,7 +714,6 @@ async fn the_words_say_what_the_run_does() {
     m.scrub(scanned + 1).await;
     let line = m.current_line();
     assert!(line.contains("Seq Scan") && !line.contains("index,"), "{line}");
-    assert!(m.text("[data-testid=sql-text]").contains("Seq Scan"), "the SQL panel agrees");
     // The picker names scenarios in the page's language; the id stays the value.
     let picker = m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>();
     assert_eq!(picker.value(), "full-scan-incident");

@@ -243,6 +243,9 @@ pub fn answer(text: &str) -> String {
     if let Some(link) = text.strip_prefix("tables\n") {
         return tables(link);
     }
+    if let Some(link) = text.strip_prefix("sql\n") {
+        return sql_panel(link);
+    }
     let mut req = Request::parse(text);
     let (controls, body) = match req.view {
         "twopc" => (twopc::controls(&mut req), twopc::body(&mut req)),
@@ -324,6 +327,64 @@ pub fn tables(link_query: &str) -> String {
         None => out.push_str("-- no run to show\u{1}"),
     }
     out
+}
+
+thread_local! {
+    /// The run the SQL panel asked about last, by its link without the step: the panel asks
+    /// at every step, and a run is played once, not once a step.
+    static SQL_RUN: std::cell::RefCell<Option<(String, crate::playback::Run)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The SQL panel's content for the event a link's step shows (`sql\n<link>`): the step,
+/// `\u{1}`, the statements of that event as the core writes them (`sim::sql::shown`: each run
+/// headed by its session, the current ones marked; empty if the event has none), `\u{1}`, the
+/// schema (`sim::sql::ddl`) for the config in force. Made here, in the worker, so the page's
+/// first load carries none of `sim::sql` (7.8 KB gzip); the page shows it when it comes.
+pub fn sql_panel(link_query: &str) -> String {
+    let (link, mut notices) = link::parse(link_query.trim());
+    // What the run depends on: the link without the step and the page's own settings.
+    let run_key: String = link_query
+        .trim()
+        .split('&')
+        .filter(|p| {
+            !["step=", "lang=", "view=", "panel=", "embed="].iter().any(|k| p.trim_start_matches('?').starts_with(k))
+        })
+        .collect::<Vec<_>>()
+        .join("&");
+    let step = link.step;
+    SQL_RUN.with_borrow_mut(|cache| {
+        if cache.as_ref().is_none_or(|(key, _)| *key != run_key) {
+            *cache = None;
+            let run = link
+                .spec(&mut notices)
+                .and_then(|spec| crate::playback::Run::play(spec).map_err(|e| notices.push(e)).ok());
+            *cache = run.map(|run| (run_key, run));
+        }
+        let Some((_, run)) = cache.as_ref() else {
+            return format!("{}\u{1}\u{1}", step.unwrap_or(0));
+        };
+        let cursor = step.map_or(run.len(), |s| usize::try_from(s).unwrap_or(usize::MAX).min(run.len()));
+        let at = cursor.saturating_sub(1);
+        // As the page's frame at the cursor has it.
+        let config = run.timeline.config_at(cursor).cloned().unwrap_or_else(|| run.spec.config.clone());
+        let mut statements = Html::new();
+        if let Some(e) = cursor.checked_sub(1).and_then(|i| run.events.get(i)) {
+            let before = run.timeline.world_at(&run.events, at);
+            let mut last = None;
+            for (s, current) in crate::sim::sql::shown(e, &before, &config) {
+                let head = if last == Some(s.session) { String::new() } else { format!("-- @{}\n", s.session.name()) };
+                last = Some(s.session);
+                html_write!(
+                    statements,
+                    "<code class=\"stmt{}\">{}{}\n</code>",
+                    if current { " current" } else { "" },
+                    head,
+                    s.sql
+                );
+            }
+        }
+        format!("{cursor}\u{1}{}\u{1}{}", statements.into_string(), crate::sim::sql::ddl(&config))
+    })
 }
 
 /// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".
@@ -541,6 +602,57 @@ mod tests {
         }
         let a = answer(&format!("insight={hostile}\n?lang=en"));
         assert!(!a.contains("<img") && a.contains(&format!("insight=&quot;{}&quot;", escaped.as_str())), "{a}");
+    }
+
+    /// The SQL panel's answer at a step: (step, statements markup, schema).
+    fn sql_at(link: &str) -> (usize, String, String) {
+        let a = answer(&format!("sql\n{link}"));
+        let mut parts = a.splitn(3, '\u{1}');
+        let step = parts.next().and_then(|s| s.parse().ok()).expect("a step");
+        (step, parts.next().expect("statements").to_string(), parts.next().expect("schema").to_string())
+    }
+
+    #[test]
+    fn the_sql_panel_is_answered_with_the_statements_of_the_event_at_the_step() {
+        // seed-demo: event 0 sets the duplicate rate; 1-4 are A001's transaction.
+        let (step, none, ddl) = sql_at("?scenario=seed-demo&seed=1&step=0");
+        assert_eq!((step, none.as_str()), (0, ""));
+        assert!(ddl.contains("CREATE TABLE outbox") && ddl.contains("-- consumer database"), "{ddl}");
+        let (step, insert, _) = sql_at("?scenario=seed-demo&seed=1&step=3&lang=en");
+        assert_eq!(step, 3);
+        assert!(insert.contains("INSERT INTO orders") && insert.contains("-- @order-service"), "{insert}");
+        let (_, commit, _) = sql_at("?scenario=seed-demo&seed=1&step=5");
+        assert!(commit.contains("COMMIT") && commit.contains("stmt current"), "{commit}");
+        // The first scan: the index's query with its LIMIT.
+        let sim = RunSpec::builtin("seed-demo", 1).unwrap().play().unwrap();
+        let scan =
+            sim.events().iter().position(|e| matches!(e.kind, crate::sim::EventKind::RelayScanned { .. })).unwrap();
+        let (_, scanned, _) = sql_at(&format!("?scenario=seed-demo&seed=1&step={}", scan + 1));
+        assert!(scanned.contains("ORDER BY next_retry_at") && scanned.contains("LIMIT 5"), "{scanned}");
+        // Without the index: a Seq Scan, and the schema says there is no index.
+        let sim = RunSpec::builtin("full-scan-incident", 1).unwrap().play().unwrap();
+        let scan =
+            sim.events().iter().position(|e| matches!(e.kind, crate::sim::EventKind::RelayScanned { .. })).unwrap();
+        let (_, seq, ddl) = sql_at(&format!("?scenario=full-scan-incident&seed=1&step={}", scan + 1));
+        assert!(seq.contains("Seq Scan") && ddl.contains("index=false"), "{seq}");
+        // The step is clamped to the run, and past its end there is no next event.
+        let (step, _, _) = sql_at("?scenario=seed-demo&seed=1&step=99999");
+        assert_eq!(step, sim_len("seed-demo"));
+    }
+
+    fn sim_len(id: &str) -> usize {
+        RunSpec::builtin(id, 1).unwrap().play().unwrap().events().len()
+    }
+
+    #[test]
+    fn the_sql_panel_follows_a_fork_and_escapes_what_it_shows() {
+        // An order injected after event 9 that fails after its outbox insert (the lab's
+        // "break it"): its ROLLBACK, after both INSERTs, in the same session.
+        let link = "?scenario=seed-demo&seed=1&x=9:o:U001:500:2";
+        let all: String = (10..=16).map(|step| sql_at(&format!("{link}&step={step}")).1).collect();
+        assert!(all.contains("INSERT INTO outbox") && all.contains("ROLLBACK"), "{all}");
+        // The statements' text is escaped on its way into the markup (the quotes of 'U001').
+        assert!(all.contains("&#39;U001&#39;") && !all.contains("'U001'"), "{all}");
     }
 
     #[test]

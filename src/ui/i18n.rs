@@ -146,6 +146,8 @@ impl Words {
             "log" => l("事件日志", "Event log"),
             "sql" => l("对应的 SQL", "The SQL of this event"),
             "ddl" => l("建表语句（两个索引）", "Schema (both indexes)"),
+            "sql_loading" => l("SQL 加载中…", "Loading the SQL…"),
+            "sql_failed" => l("SQL 模块没能加载，下一步会再试", "The SQL could not load; the next step tries again"),
             "pg_open" => l("在 PostgreSQL 里试试这一步", "Try this step on PostgreSQL"),
             "no_sql" => l(
                 "这个事件没有对应的数据库语句。",

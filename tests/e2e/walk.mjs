@@ -26,6 +26,22 @@ const shot = (name) => page.screenshot({ path: path.join(out, `${name}.png`), fu
 await page.goto(`${url}?scenario=seed-demo&seed=1`);
 await page.waitForSelector('[data-testid=scene]');
 await shot('seed-demo-start-zh');
+// The SQL panel's statements are written by the insight worker, fetched only once the learner
+// steps: not at the start, and after the first steps the panel shows the step on screen.
+const workerFetched = () => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /insight-worker|outbox-insight/.test(r.name)));
+ok(!(await workerFetched()), 'the first load fetches no worker (the SQL comes on demand)');
+ok((await page.locator('[data-testid=no-sql]').count()) === 1, 'at the start the SQL panel asks for nothing');
+const sqlAt = async (step, what) => page.waitForFunction(([s, w]) => {
+  const el = document.querySelector('[data-testid=sql-text]');
+  return el && el.getAttribute('data-step') === String(s) && el.textContent.includes(w);
+}, [step, what], { timeout: 10000 }).then(() => true, () => false);
+for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+ok(await sqlAt(3, 'INSERT INTO orders'), 'step 3: the SQL panel shows the INSERT INTO orders');
+ok(await workerFetched(), 'the worker was fetched once the learner stepped');
+await page.keyboard.press('ArrowRight');
+await page.keyboard.press('ArrowRight');
+ok(await sqlAt(5, 'COMMIT'), 'step 5: the SQL panel shows the COMMIT');
+await page.keyboard.press('Home');
 const n = await total();
 ok(n === expected.events, `seed-demo has ${expected.events} events (page: ${n})`);
 let stepped = 0;
@@ -93,7 +109,7 @@ await page.click('[data-testid=inject-order]');
 // The cursor is on the new order's BEGIN; INSERT orders, INSERT outbox, then ROLLBACK.
 for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
 ok(await page.locator('[data-testid=torn]').count() === 1, 'an injected fault at COMMIT tears the ticket');
-ok((await text('sql-text')).includes('ROLLBACK'), 'the SQL panel shows the ROLLBACK');
+ok(await sqlAt(await cursor(), 'ROLLBACK'), 'the SQL panel shows the ROLLBACK');
 await shot('break-rollback-zh');
 await page.click('[data-testid=inject-outage]');
 await page.keyboard.press('ArrowRight');
