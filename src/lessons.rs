@@ -49,6 +49,8 @@ pub enum Evidence {
     GapsRepaired,
     /// A claim's lease ran out under a live relay and a second relay published the row too.
     LeaseExpired,
+    /// Orders were refused because the broker did not take their half message.
+    OrdersRefused,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,6 +242,19 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
         show_me: ShowMe { scenario: "cdc-log-retention", sets: &[] },
         evidence: Evidence::GapsRepaired,
     },
+    Misconception {
+        id: "half-message-free",
+        claim: Bilingual {
+            zh: "RocketMQ 事务消息和本地消息表一样可靠，还省了一张表，没有代价。",
+            en: "RocketMQ's transactional messages are as reliable as the outbox and save a table, at no cost.",
+        },
+        truth: Bilingual {
+            zh: "半消息要在本地事务之前发给 Broker：MQ 宕机时订单根本下不了（本地消息表照样收单，恢复后再发）。生产者还必须能从自己的库回答 Broker 的回查，消费端照样要幂等。",
+            en: "The half message goes to the broker before the local transaction: while the MQ is down no order can be taken at all (the outbox keeps taking them and sends later). The producer must also answer the broker's check-backs from its own database, and the consumer still needs dedup.",
+        },
+        show_me: ShowMe { scenario: "half-message", sets: &[] },
+        evidence: Evidence::OrdersRefused,
+    },
 ];
 
 pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
@@ -385,6 +400,18 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
         },
         show_me: ShowMe { scenario: "cdc-log-retention", sets: &["log_retention_ms=0"] },
         insight: None,
+    },    InterviewQuestion {
+        id: "half-message",
+        question: Bilingual {
+            zh: "RocketMQ 的事务消息（半消息）和本地消息表有什么区别？",
+            en: "How do RocketMQ's transactional (half) messages differ from the local message table?",
+        },
+        answer: Bilingual {
+            zh: "事务消息：先发半消息（消费者看不到），再执行本地事务，最后提交或回滚；提交丢了，Broker 会回查，生产者查自己的库回答。好处是不用消息表和扫描；代价是下单依赖 MQ 可用（MQ 宕机就拒单）、必须实现回查、绑定 RocketMQ。本地消息表只依赖自己的数据库，MQ 宕机时照样收单。两者下游都是至少一次。",
+            en: "Transactional messages: send a half message (invisible to consumers), run the local transaction, then commit or roll it back; if the commit is lost the broker checks back and the producer answers from its own database. No outbox table and no scans; but taking an order depends on the MQ being up (an outage refuses orders), you must implement the check-back, and you are tied to RocketMQ. The outbox depends only on your own database and takes orders through an MQ outage. Both are at-least-once downstream.",
+        },
+        show_me: ShowMe { scenario: "half-message", sets: &[] },
+        insight: Some("lanes"),
     },
 ];
 

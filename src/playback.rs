@@ -133,8 +133,17 @@ impl Player {
     fn record(&mut self) {
         let log = self.sim.events();
         for e in &log[self.recorded..] {
-            if let EventKind::MessageInserted { msg_id, biz_key, .. } = &e.kind {
-                self.keys.insert(*msg_id, String::from(&**biz_key));
+            // Every event that first names a message's key (a row, a direct send, a half
+            // message, a reconciler's new message), so later events that carry only the id
+            // are narrated with the key.
+            match &e.kind {
+                EventKind::MessageInserted { msg_id, biz_key, .. }
+                | EventKind::MessageSentDirectly { msg_id, biz_key, .. }
+                | EventKind::HalfMessageSent { msg_id, biz_key, .. }
+                | EventKind::GapCompensated { msg_id, biz_key, .. } => {
+                    self.keys.insert(*msg_id, String::from(&**biz_key));
+                }
+                _ => {}
             }
         }
         self.timeline.record(log, self.sim.world());

@@ -33,6 +33,7 @@ fn shows(evidence: Evidence, s: &Summary, config: &Config) -> bool {
         Evidence::TwoPcTrouble => s.two_pc.failed_rounds > 0 && s.two_pc.blocked_ms > 0,
         Evidence::GapsRepaired => s.reconciliation.compensated > 0,
         Evidence::LeaseExpired => s.violations.iter().any(|v| v.kind.as_str() == "lease_expired"),
+        Evidence::OrdersRefused => s.orders_refused > 0,
     }
 }
 

@@ -267,7 +267,7 @@ fn the_time_series_is_sampled_on_a_grid_and_bounded() {
 #[test]
 fn gap_kinds_and_modes_have_stable_names() {
     assert_eq!(GapKind::ALL.len(), 5);
-    assert_eq!(Mode::NAMES, ["outbox", "send_then_commit", "commit_then_send", "two_pc"]);
+    assert_eq!(Mode::NAMES, ["outbox", "send_then_commit", "commit_then_send", "two_pc", "half_message"]);
 }
 
 #[test]

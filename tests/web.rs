@@ -337,6 +337,28 @@ async fn the_cdc_connector_reads_the_log_and_shows_its_stored_position() {
 }
 
 #[wasm_bindgen_test]
+async fn a_half_message_is_held_checked_back_and_an_order_refused_in_an_outage() {
+    let m = mount(state("half-message"), vec![], None);
+    settle().await;
+    // Event 13: A002's half message; 17: the service dies after its commit; 18: the check-back.
+    // The consumer's ack of A001 (event 7) names the key, though no outbox row holds it.
+    m.scrub(8).await;
+    assert!(m.current_line().contains("A001"), "{}", m.current_line());
+    m.scrub(18).await;
+    assert_eq!(m.testid("half-held"), "挂单 1");
+    m.scrub(19).await;
+    assert!(m.current_line().contains("打电话") && m.current_line().contains("A002"), "{}", m.current_line());
+    m.click("[data-testid=lang]").await;
+    m.click("[data-testid=view]").await;
+    assert!(m.current_line().starts_with("The broker checks back on A002"), "{}", m.current_line());
+    m.scrub(20).await;
+    assert!(!m.has("[data-testid=half-held]"), "committed: nothing held");
+    // Event 24: during the outage the order is refused before its transaction.
+    m.scrub(25).await;
+    assert!(m.current_line().contains("A003 is refused"), "{}", m.current_line());
+}
+
+#[wasm_bindgen_test]
 async fn injecting_a_failed_order_forks_the_run_and_rolls_back_cleanly() {
     let m = mount(state("seed-demo"), vec![], None);
     settle().await;

@@ -1,5 +1,6 @@
 //! One fault, three ways: the same scenario, seed and faults played as send-then-commit,
-//! commit-then-send and the outbox, in three lanes on one shared time axis. Each lane draws,
+//! commit-then-send and the outbox, in three lanes on one shared time axis, and a fourth
+//! beside them: RocketMQ's transactional (half) messages. Each lane draws,
 //! per order key, the key moments (committed, rolled back, crashed, sent or published,
 //! re-published, effect applied; the injected faults marked) and ends in a verdict computed
 //! from the core's own counters and checker: a ghost effect, a lost order, or correct.
@@ -77,9 +78,15 @@ impl Mark {
     fn label(self, req: &Request, mode: Mode) -> &'static str {
         match self {
             Mark::Commit => req.t("订单提交", "order committed"),
+            Mark::Rollback if mode == Mode::HalfMessage => {
+                req.t("回滚，或 MQ 不可用被拒单", "rolled back, or refused: the MQ was down")
+            }
             Mark::Rollback => req.t("事务回滚", "rolled back"),
             Mark::Crash => req.t("订单服务宕机", "order service crashed"),
             Mark::Send if mode == Mode::Outbox => req.t("投递器发布消息", "relay published the message"),
+            Mark::Send if mode == Mode::HalfMessage => {
+                req.t("半消息提交，对消费者可见", "half message committed: visible")
+            }
             Mark::Send => req.t("订单服务直接发消息", "message sent directly"),
             Mark::Republish => req.t("对账补发", "re-published by the reconciler"),
             Mark::Effect => req.t("消费生效（出餐/扣款）", "effect applied"),
@@ -147,10 +154,11 @@ impl Lane {
                     EventKind::TransactionRolledBack { biz_key, cause, .. } => {
                         (biz_key, Mark::Rollback, matches!(cause, RollbackCause::Fault(_)))
                     }
+                    EventKind::OrderRefused { biz_key, .. } => (biz_key, Mark::Rollback, true),
                     EventKind::OrderServiceCrashed { biz_key, .. } => (biz_key, Mark::Crash, true),
-                    EventKind::MessageSentDirectly { biz_key, .. } | EventKind::MessagePublished { biz_key, .. } => {
-                        (biz_key, Mark::Send, false)
-                    }
+                    EventKind::MessageSentDirectly { biz_key, .. }
+                    | EventKind::MessagePublished { biz_key, .. }
+                    | EventKind::HalfMessageCommitted { biz_key, .. } => (biz_key, Mark::Send, false),
                     EventKind::GapCompensated { biz_key, .. } => (biz_key, Mark::Republish, false),
                     EventKind::EffectApplied { biz_key, .. } => (biz_key, Mark::Effect, false),
                     EventKind::Injected(injection) => {
@@ -247,6 +255,7 @@ fn lane_name(req: &Request, mode: Mode) -> &'static str {
     match mode {
         Mode::SendThenCommit => req.t("先发消息，再提交", "Send, then commit"),
         Mode::CommitThenSend => req.t("先提交，再发消息", "Commit, then send"),
+        Mode::HalfMessage => req.t("RocketMQ 事务消息", "RocketMQ half messages"),
         _ => req.t("本地消息表", "The outbox"),
     }
 }
@@ -260,6 +269,10 @@ fn lane_how(req: &Request, mode: Mode) -> &'static str {
         Mode::CommitThenSend => req.t(
             "订单服务先提交本地事务，再自己发消息：两步之间一宕机，消息就没了。",
             "The order service commits first, then publishes itself: a crash between the two steps loses the message.",
+        ),
+        Mode::HalfMessage => req.t(
+            "先发半消息（消费者看不到），再提交本地事务，最后提交半消息；提交丢了，Broker 回查订单服务的库。没有消息表，但 MQ 不可用时无法下单。",
+            "A half message first (invisible to consumers), then the local transaction, then its commit; a lost commit makes the broker check back with the order service's database. No outbox table, but no order can be taken while the MQ is down.",
         ),
         _ => req.t(
             "订单和消息在同一个本地事务里写入；投递器扫描消息表并发布，失败就重试。",
@@ -299,8 +312,9 @@ pub fn body(req: &mut Request) -> Html {
         return html!("<p class=empty>{}</p>", req.t("没有可以比较的运行。", "There is no run to compare."));
     };
     let [outbox, send_first, commit_first] = spec.three_lanes();
-    let mut lanes: Vec<Lane> = Vec::with_capacity(3);
-    for lane_spec in [send_first, commit_first, outbox] {
+    let half = spec.in_mode(Mode::HalfMessage);
+    let mut lanes: Vec<Lane> = Vec::with_capacity(4);
+    for lane_spec in [send_first, commit_first, outbox, half] {
         lanes.push(Lane::new(req, lane_spec));
     }
     let (keys, hidden) = keys_to_draw(&lanes);
@@ -321,8 +335,8 @@ fn lead(req: &Request, spec: &RunSpec) -> Html {
     let mut s = html!(
         "<p class=lead>{} <q>{}</q>{} {}</p>",
         req.t(
-            "同一个场景、同一个种子、同一批故障，用三种做法各跑一遍：",
-            "One scenario, one seed, the same faults, played three ways:"
+            "同一个场景、同一个种子、同一批故障，用三种做法各跑一遍（再加 RocketMQ 事务消息作对照）：",
+            "One scenario, one seed, the same faults, played three ways (and RocketMQ's half messages beside them):"
         ),
         title,
         req.t("，种子", ", seed"),
@@ -655,13 +669,17 @@ mod tests {
         assert!(card(&b, "send_then_commit").contains("<li class=key-ghost><b>B002</b>"), "{b}");
         assert!(card(&b, "commit_then_send").contains("<li class=key-lost><b>B002</b>"));
         assert!(card(&b, "outbox").contains("<li class=key-ok><b>B002</b>"));
+        // RocketMQ's half messages: the lost COMMIT is settled by the broker's check-back.
+        assert_eq!(verdict(card(&b, "half_message")), "correct");
+        assert!(card(&b, "half_message").contains("<li class=key-ok><b>B002</b>"), "{b}");
         // The fault is marked in every lane, and each lane opens on the stage in its mode.
-        assert_eq!(b.matches("class=\"moment m-crash fault\" data-t").count(), 3);
+        assert_eq!(b.matches("class=\"moment m-crash fault\" data-t").count(), 4);
         assert!(
             card(&b, "outbox").contains("data-go=\"?scenario=one-fault-three-ways&amp;seed=1&amp;step=0&amp;lang=en&amp;view=metaphor&amp;cfg=mode:outbox\"")
         );
         assert!(card(&b, "commit_then_send").contains("cfg=mode:commit_then_send\""));
-        assert!(b.matches("data-testid=verdict ").count() == 3);
+        assert!(b.matches("data-testid=verdict ").count() == 4);
+        assert!(card(&b, "half_message").contains("cfg=mode:half_message\""));
     }
 
     #[test]
@@ -669,7 +687,7 @@ mod tests {
         let b = body("insight=lanes\n?seed=3&lang=en");
         assert_eq!(b.matches("<svg viewBox").count(), 1, "one chart for the three lanes");
         assert_eq!(b.matches("class=time-axis").count(), 1);
-        for mode in ["send_then_commit", "commit_then_send", "outbox"] {
+        for mode in ["send_then_commit", "commit_then_send", "outbox", "half_message"] {
             assert!(b.contains(&format!("data-lane={mode}>")));
         }
         // A time maps to one x whichever lane it is in, and every moment is on the axis.

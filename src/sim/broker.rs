@@ -2,7 +2,7 @@
 //! unacked until the consumer acks one of its deliveries; a delivery not acked within
 //! `ack_timeout_ms` is delivered again, and now and then a copy is delivered twice.
 
-use super::event::{BizKey, DeliveryCause, EventKind, Injection, Payload, PublishFailure};
+use super::event::{BizKey, DeliveryCause, EventKind, HalfAnswer, Injection, Payload, PublishFailure};
 use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
@@ -17,6 +17,16 @@ pub struct Unacked {
     pub deliveries: Vec<u64>,
 }
 
+/// mode=half_message: a half message the broker holds, invisible to consumers, until the
+/// order service commits or rolls it back (or a check-back answers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HalfHeld {
+    pub biz_key: BizKey,
+    pub payload: Payload,
+    /// Check-backs made so far.
+    pub checks: u64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BrokerState {
     /// While an outage lasts: when it ends.
@@ -29,6 +39,8 @@ pub struct BrokerState {
     pub outstanding: IdMap<u64>,
     /// A person asked that the next delivery be duplicated.
     pub duplicate_next_armed: bool,
+    /// mode=half_message: half messages held, by message id.
+    pub half: IdMap<HalfHeld>,
 }
 
 impl BrokerState {
@@ -41,7 +53,9 @@ impl BrokerState {
         match kind {
             MessagePublished { msg_id, biz_key, offset, payload, .. }
             | MessageSentDirectly { msg_id, biz_key, offset, payload, .. }
-            | GapCompensated { msg_id, biz_key, offset, payload, .. } => {
+            | GapCompensated { msg_id, biz_key, offset, payload, .. }
+            | HalfMessageCommitted { msg_id, biz_key, offset, payload } => {
+                self.half.remove(msg_id);
                 self.next_offset = self.next_offset.max(offset + 1);
                 self.unacked.insert(
                     *offset,
@@ -77,6 +91,17 @@ impl BrokerState {
             }
             BrokerRecovered => self.down_until_ms = None,
             Injected(Injection::NextDeliveryDuplicated) => self.duplicate_next_armed = true,
+            HalfMessageSent { msg_id, biz_key, payload, .. } => {
+                self.half.insert(*msg_id, HalfHeld { biz_key: biz_key.clone(), payload: payload.clone(), checks: 0 });
+            }
+            HalfMessageCheckedBack { msg_id, check, .. } => {
+                if let Some(held) = self.half.get_mut(msg_id) {
+                    held.checks = *check;
+                }
+            }
+            HalfMessageRolledBack { msg_id, .. } | HalfMessageDiscarded { msg_id, .. } => {
+                self.half.remove(msg_id);
+            }
             _ => {}
         }
     }
@@ -110,6 +135,36 @@ pub fn publish(ctx: &mut Ctx<'_>, published: impl FnOnce(u64) -> EventKind) -> u
     let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms);
     ctx.schedule(at, Action::Deliver { offset, cause: DeliveryCause::First });
     offset
+}
+
+/// mode=half_message: the broker makes a half message it holds visible (the order service's
+/// COMMIT, or its answer to a check-back): it gets an offset and goes to the consumer.
+pub fn commit_half(ctx: &mut Ctx<'_>, msg_id: u64) {
+    let Some(held) = ctx.world.broker.half.get(&msg_id) else { return };
+    let (biz_key, payload) = (held.biz_key.clone(), held.payload.clone());
+    publish(ctx, |offset| EventKind::HalfMessageCommitted { msg_id, biz_key, offset, payload });
+}
+
+/// mode=half_message: the broker has not heard how a half message's transaction ended. It
+/// asks the order service, which answers from its own database; after `half_check_max`
+/// check-backs it gives up and drops the message. While the broker is down it asks nobody.
+pub fn check_back(ctx: &mut Ctx<'_>, msg_id: u64) {
+    let Some(held) = ctx.world.broker.half.get(&msg_id) else { return };
+    let (biz_key, checks) = (held.biz_key.clone(), held.checks);
+    let again_at = ctx.now_ms.saturating_add(ctx.config.half_check_interval_ms);
+    if ctx.world.broker.is_down(ctx.now_ms) {
+        return ctx.schedule(again_at, Action::HalfCheck { msg_id });
+    }
+    if checks >= ctx.config.half_check_max {
+        return ctx.emit(EventKind::HalfMessageDiscarded { msg_id, biz_key, checks });
+    }
+    let answer = super::order_service::half_answer(ctx.world, &biz_key);
+    ctx.emit(EventKind::HalfMessageCheckedBack { msg_id, biz_key: biz_key.clone(), check: checks + 1, answer });
+    match answer {
+        HalfAnswer::Commit => commit_half(ctx, msg_id),
+        HalfAnswer::Rollback => ctx.emit(EventKind::HalfMessageRolledBack { msg_id, biz_key }),
+        HalfAnswer::Unknown => ctx.schedule(again_at, Action::HalfCheck { msg_id }),
+    }
 }
 
 /// Hands a message to the consumer, unless the broker is down or nobody is listening, in

@@ -200,6 +200,12 @@ impl Checker {
                 self.picked_at_seq.insert(*relay_id as u64, event.seq);
                 None
             }
+            HalfMessageCommitted { msg_id, biz_key, .. } if world.order_db.order_id_of(biz_key).is_none() => {
+                let detail =
+                    format!("half message {msg_id} ({biz_key}) was made visible, but its order never committed");
+                self.report(event, ViolationKind::GhostPublish, detail);
+                None
+            }
             RelayPositionStored { relay_id, lsn } => {
                 // The records this position confirms are still in the log (it recycles them
                 // on this event): each must have been published. O(records confirmed).

@@ -93,11 +93,20 @@ pub enum Mode {
     CommitThenSend,
     /// Two-phase commit across the order and payment databases: no MQ, blocking rounds.
     TwoPc,
+    /// RocketMQ's transactional messages: a half message to the broker first, then the local
+    /// transaction, then its commit or rollback; the broker checks back if it hears nothing.
+    HalfMessage,
 }
 
 choice!(
     Mode,
-    [Outbox = "outbox", SendThenCommit = "send_then_commit", CommitThenSend = "commit_then_send", TwoPc = "two_pc"]
+    [
+        Outbox = "outbox",
+        SendThenCommit = "send_then_commit",
+        CommitThenSend = "commit_then_send",
+        TwoPc = "two_pc",
+        HalfMessage = "half_message"
+    ]
 );
 
 /// One configurable key: the single source of truth for its name, range and meaning.
@@ -199,8 +208,8 @@ fn from_raw<T: Raw>(raw: u64) -> T {
 const PPM: u64 = PPM_ONE as u64;
 
 config! {
-    mode: Mode = Mode::Outbox, ValueKind::Choice(Mode::NAMES), 0, 3,
-        "The pattern (outbox) or a wrong turn to compare it with: send_then_commit, commit_then_send, two_pc.";
+    mode: Mode = Mode::Outbox, ValueKind::Choice(Mode::NAMES), 0, 4,
+        "The pattern (outbox), a wrong turn to compare it with (send_then_commit, commit_then_send), two_pc, or half_message (RocketMQ's transactional messages).";
     preload_rows: u64 = 0, ValueKind::Count, 0, 2_000_000,
         "The table starts with this many old DONE rows (with their orders and effects), as a never-archived table would.";
     orders: u64 = 0, ValueKind::Count, 0, 10_000_000,
@@ -297,6 +306,10 @@ config! {
         "With mode=two_pc: chance that the coordinator dies after the votes, before the decision.";
     coordinator_recovery_ms: u64 = 60_000, ValueKind::Millis, 0, DAY_MS,
         "With mode=two_pc: how long prepared participants stay blocked when the coordinator dies.";
+    half_check_interval_ms: u64 = MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
+        "With mode=half_message: how long the broker waits for the producer's commit or rollback of a half message before it checks back, and between check-backs (RocketMQ's transactionCheckInterval).";
+    half_check_max: u64 = 15, ValueKind::Count, 0, 1_000,
+        "With mode=half_message: check-backs the broker makes before it discards a half message it never heard the end of (transactionCheckMax).";
     two_pc_rtt_ms: u64 = 10, ValueKind::Millis, 0, MINUTE_MS,
         "With mode=two_pc: one coordinator-participant round trip.";
     metrics_interval_ms: u64 = 10_000, ValueKind::Millis, 1, DAY_MS,

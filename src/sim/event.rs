@@ -59,6 +59,17 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// How the order service answered a broker's check-back of a half message, from its own
+/// database: the order is there (commit), is not and no transaction is writing it
+/// (rollback), or its transaction is still open (unknown: ask again later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalfAnswer {
+    Commit,
+    Rollback,
+    Unknown,
+}
+
 /// Why a local transaction of the order service rolled back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -345,6 +356,54 @@ pub enum EventKind {
         failed: u64,
     },
 
+    // ---- mode=half_message: RocketMQ's transactional messages ----
+    /// The order service sent a half message: the broker keeps it where no consumer sees it,
+    /// and only now does the order's local transaction start.
+    HalfMessageSent {
+        tx_id: u64,
+        msg_id: u64,
+        biz_key: BizKey,
+        payload: Payload,
+    },
+    /// The broker did not take the half message (down, or the send was not confirmed): the
+    /// order is refused before its transaction starts, and the customer must try again.
+    OrderRefused {
+        biz_key: BizKey,
+        cause: PublishFailure,
+    },
+    /// The order service's one-way COMMIT (or ROLLBACK) of a half message was lost on the way.
+    HalfMessageEndLost {
+        msg_id: u64,
+        biz_key: BizKey,
+        commit: bool,
+    },
+    /// The broker asked how the transaction of a half message ended (its `check`-th
+    /// check-back); the order service answered from its own database.
+    HalfMessageCheckedBack {
+        msg_id: u64,
+        biz_key: BizKey,
+        check: u64,
+        answer: HalfAnswer,
+    },
+    /// The broker made the half message visible: it is delivered to the consumer now.
+    HalfMessageCommitted {
+        msg_id: u64,
+        biz_key: BizKey,
+        offset: u64,
+        payload: Payload,
+    },
+    /// The broker dropped the half message (the order service's rollback, or its answer).
+    HalfMessageRolledBack {
+        msg_id: u64,
+        biz_key: BizKey,
+    },
+    /// No answer after `half_check_max` check-backs: the broker dropped the half message.
+    HalfMessageDiscarded {
+        msg_id: u64,
+        biz_key: BizKey,
+        checks: u64,
+    },
+
     // ---- relay=cdc: a connector tails the database's log of committed transactions ----
     /// The connector created its replication slot: from here on the database keeps each
     /// committed outbox insert in its log until the connector confirms it.
@@ -541,6 +600,9 @@ impl EventKind {
             | RowsArchived { .. }
             | TablePreloaded { .. }
             | LogPurged { .. }
+            | HalfMessageSent { .. }
+            | OrderRefused { .. }
+            | HalfMessageEndLost { .. }
             | MessageDone { .. } => Actor::OrderService,
             RelayScanStarted { .. }
             | RelayScanned { .. }
@@ -563,7 +625,14 @@ impl EventKind {
             | RelayLogPublishFailed { .. }
             | RelayPositionStored { .. }
             | RelayLogPositionLost { .. } => Actor::Relay,
-            MessageDelivered { .. } | AckLost { .. } | BrokerWentDown { .. } | BrokerRecovered => Actor::Broker,
+            MessageDelivered { .. }
+            | AckLost { .. }
+            | BrokerWentDown { .. }
+            | BrokerRecovered
+            | HalfMessageCheckedBack { .. }
+            | HalfMessageCommitted { .. }
+            | HalfMessageRolledBack { .. }
+            | HalfMessageDiscarded { .. } => Actor::Broker,
             EffectApplied { .. }
             | DedupKeyRecorded { .. }
             | DuplicateSkipped { .. }
@@ -630,6 +699,13 @@ impl EventKind {
             RelayLogPublishFailed { .. } => "RelayLogPublishFailed",
             RelayPositionStored { .. } => "RelayPositionStored",
             LogPurged { .. } => "LogPurged",
+            HalfMessageSent { .. } => "HalfMessageSent",
+            OrderRefused { .. } => "OrderRefused",
+            HalfMessageEndLost { .. } => "HalfMessageEndLost",
+            HalfMessageCheckedBack { .. } => "HalfMessageCheckedBack",
+            HalfMessageCommitted { .. } => "HalfMessageCommitted",
+            HalfMessageRolledBack { .. } => "HalfMessageRolledBack",
+            HalfMessageDiscarded { .. } => "HalfMessageDiscarded",
             RelayLogPositionLost { .. } => "RelayLogPositionLost",
             ReconcileStarted { .. } => "ReconcileStarted",
             GapFound { .. } => "GapFound",

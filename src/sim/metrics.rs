@@ -58,6 +58,11 @@ pub struct Counters {
     /// committed messages it skipped because its position was gone.
     pub log_purged_unconfirmed: u64,
     pub log_skipped: u64,
+    /// mode=half_message: orders refused (no half message taken), check-backs, half messages
+    /// dropped unanswered.
+    pub orders_refused: u64,
+    pub half_check_backs: u64,
+    pub half_discarded: u64,
 }
 
 impl Counters {
@@ -91,8 +96,11 @@ impl Counters {
                     c.duplicate_publishes += 1;
                 }
             }
-            MessageSentDirectly { .. } => c.publishes += 1,
+            MessageSentDirectly { .. } | HalfMessageCommitted { .. } => c.publishes += 1,
             PublishFailed { .. } => c.publish_failures += 1,
+            OrderRefused { .. } => c.orders_refused += 1,
+            HalfMessageCheckedBack { .. } => c.half_check_backs += 1,
+            HalfMessageDiscarded { .. } => c.half_discarded += 1,
             MessageDead { .. } => {
                 c.publish_failures += 1;
                 c.dead_letters += 1;
@@ -372,7 +380,7 @@ impl Metrics {
                     *n += 1;
                 }
             }
-            MessageSentDirectly { .. } => i.publishes += 1,
+            MessageSentDirectly { .. } | HalfMessageCommitted { .. } => i.publishes += 1,
             PublishFailed { .. } | MessageDead { .. } => i.publish_failures += 1,
             EffectApplied { biz_key, .. } => {
                 if let (Some(order), Some(1)) =

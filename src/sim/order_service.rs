@@ -5,7 +5,7 @@
 use super::broker;
 use super::config::Mode;
 use super::database_log::DatabaseLog;
-use super::event::{BizKey, EventKind, Payload, RollbackCause, TxFault};
+use super::event::{BizKey, EventKind, HalfAnswer, Payload, RollbackCause, TxFault};
 use super::faults::FaultKind;
 use super::id_map::{IdMap, SharedMap};
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
@@ -217,10 +217,11 @@ impl OrderDb {
             TransactionRolledBack { tx_id, .. } => {
                 self.open_txs.remove(tx_id);
             }
-            MessageSentDirectly { msg_id, biz_key, .. } => {
+            MessageSentDirectly { msg_id, biz_key, .. } | HalfMessageCommitted { msg_id, biz_key, .. } => {
                 self.next_msg_id = self.next_msg_id.max(msg_id + 1);
                 self.record_sent(biz_key, *msg_id, at_ms);
             }
+            HalfMessageSent { msg_id, .. } => self.next_msg_id = self.next_msg_id.max(msg_id + 1),
             GapCompensated { biz_key, msg_id, .. } => {
                 self.next_msg_id = self.next_msg_id.max(msg_id + 1);
                 if self.message_by_key(biz_key).is_none() {
@@ -370,10 +371,21 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
     // The one allocation of this key: every event and row below shares it.
     let key = BizKey::from(request.biz_key.as_str());
     let amount_cents = request.amount_cents;
+    // mode=half_message: the half message goes to the broker before the transaction starts.
+    let half = match mode {
+        Mode::HalfMessage => match send_half(ctx, tx_id, &key, amount_cents) {
+            Some(msg_id) => Some(msg_id),
+            None => return,
+        },
+        _ => None,
+    };
     ctx.emit(EventKind::TransactionBegan { tx_id, biz_key: key.clone(), amount_cents, write_ms, scans_running });
 
     let rollback = |ctx: &mut Ctx<'_>, cause| {
         ctx.emit(EventKind::TransactionRolledBack { tx_id, biz_key: key.clone(), cause });
+        if let Some(msg_id) = half {
+            end_half(ctx, msg_id, false);
+        }
     };
 
     // INSERT INTO orders: the unique order number refuses a second order for the same key.
@@ -417,6 +429,20 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
             }
             ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
         }
+        Mode::HalfMessage => {
+            if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
+                return rollback(ctx, RollbackCause::Fault(f));
+            }
+            ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
+            if crashes(ctx, request) {
+                // The COMMIT of the half message never leaves: the broker will check back.
+                ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
+                return;
+            }
+            if let Some(msg_id) = half {
+                end_half(ctx, msg_id, true);
+            }
+        }
         Mode::CommitThenSend => {
             if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
                 return rollback(ctx, RollbackCause::Fault(f));
@@ -448,6 +474,47 @@ fn fails_at(ctx: &mut Ctx<'_>, request: &OrderRequest, point: TxFault) -> Option
 /// the checker places it.
 fn crashes(ctx: &mut Ctx<'_>, request: &OrderRequest) -> bool {
     request.crash || ctx.faults.placed(FaultKind::OrderCrash)
+}
+
+/// mode=half_message: the half message, before the transaction. A broker that does not take
+/// it refuses the order (None): nothing was written. Taken, the broker will check back if it
+/// hears nothing within `half_check_interval_ms`.
+fn send_half(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, amount_cents: u64) -> Option<u64> {
+    if let Some(cause) = broker::refuses(ctx) {
+        ctx.emit(EventKind::OrderRefused { biz_key: key.clone(), cause });
+        return None;
+    }
+    let msg_id = ctx.world.order_db.next_msg_id;
+    let payload = Payload::order_created(key, amount_cents);
+    ctx.emit(EventKind::HalfMessageSent { tx_id, msg_id, biz_key: key.clone(), payload });
+    let at = ctx.now_ms.saturating_add(ctx.config.half_check_interval_ms);
+    ctx.schedule(at, Action::HalfCheck { msg_id });
+    Some(msg_id)
+}
+
+/// mode=half_message: the one-way COMMIT or ROLLBACK of the half message; it can be lost (the
+/// broker is down, or the send is not confirmed), and then the check-back decides.
+fn end_half(ctx: &mut Ctx<'_>, msg_id: u64, commit: bool) {
+    let Some(biz_key) = ctx.world.broker.half.get(&msg_id).map(|held| held.biz_key.clone()) else { return };
+    if broker::refuses(ctx).is_some() {
+        ctx.emit(EventKind::HalfMessageEndLost { msg_id, biz_key, commit });
+    } else if commit {
+        broker::commit_half(ctx, msg_id);
+    } else {
+        ctx.emit(EventKind::HalfMessageRolledBack { msg_id, biz_key });
+    }
+}
+
+/// mode=half_message: the order service's answer to a check-back, from its own database.
+pub fn half_answer(world: &super::world::World, biz_key: &str) -> HalfAnswer {
+    let db = &world.order_db;
+    if db.order_id_of(biz_key).is_some() {
+        HalfAnswer::Commit
+    } else if db.open_txs.values().any(|tx| &*tx.biz_key == biz_key) {
+        HalfAnswer::Unknown
+    } else {
+        HalfAnswer::Rollback
+    }
 }
 
 fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, payload: Payload) {
@@ -593,5 +660,95 @@ mod tests {
         let db = &sim.world().order_db;
         assert_eq!((db.outbox.len(), db.history.len()), (1, 1));
         assert_eq!(db.message_by_key("A1").map(|r| r.status), Some(Status::Done), "still found, in history");
+    }
+
+    fn half(config: Config) -> crate::sim::Simulation {
+        harness::sim(Config { mode: Mode::HalfMessage, ..config })
+    }
+
+    #[test]
+    fn a_half_message_goes_first_and_is_committed_after_the_local_commit() {
+        let mut sim = half(Config::default());
+        place(&mut sim, "H1", None, false);
+        harness::advance_to(&mut sim, 1_000);
+        let seen = names(&sim);
+        let at = |name: &str| seen.iter().position(|n| *n == name);
+        assert!(at("HalfMessageSent") < at("TransactionBegan"), "{seen:?}");
+        assert!(at("OrderOnlyCommitted") < at("HalfMessageCommitted"), "{seen:?}");
+        assert_eq!(sim.counters().effects_applied, 1);
+        assert!(sim.world().broker.half.is_empty());
+        assert_eq!(sim.world().order_db.outbox.len(), 0, "no message table");
+    }
+
+    #[test]
+    fn a_rolled_back_order_rolls_its_half_message_back_and_nothing_is_delivered() {
+        let mut sim = half(Config::default());
+        place(&mut sim, "H1", Some(TxFault::AtCommit), false);
+        harness::advance_to(&mut sim, 600_000);
+        assert_eq!(harness::count(&sim, "HalfMessageRolledBack"), 1);
+        assert_eq!(harness::count(&sim, "HalfMessageCheckedBack"), 0, "the broker heard the rollback");
+        assert_eq!(sim.counters().deliveries, 0);
+    }
+
+    #[test]
+    fn a_lost_commit_is_settled_by_the_broker_checking_back() {
+        // The half message is taken; the one-way COMMIT after the transaction is not.
+        let mut sim = half(Config { mq_fail_rate: 1, half_check_interval_ms: 30_000, ..Config::default() });
+        let scripted = super::super::faults::Scripted { answers: vec![false, true], ..Default::default() };
+        sim.set_faults(super::super::faults::FaultSource::Scripted(scripted));
+        place(&mut sim, "H1", None, false);
+        harness::advance_to(&mut sim, 29_999);
+        assert_eq!((harness::count(&sim, "HalfMessageEndLost"), sim.counters().deliveries), (1, 0));
+        harness::advance_to(&mut sim, 31_000);
+        let answers: Vec<HalfAnswer> = sim
+            .events()
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::HalfMessageCheckedBack { answer, .. } => Some(answer),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(answers, [HalfAnswer::Commit], "the order is in the database");
+        assert_eq!(sim.counters().effects_applied, 1);
+    }
+
+    #[test]
+    fn a_crash_after_the_commit_is_checked_back_and_an_unanswered_half_message_is_discarded() {
+        let mut sim = half(Config { half_check_max: 0, ..Config::default() });
+        place(&mut sim, "H1", None, true);
+        harness::advance_to(&mut sim, 600_000);
+        assert_eq!(harness::count(&sim, "HalfMessageDiscarded"), 1);
+        assert_eq!(sim.counters().effects_applied, 0, "the committed order's message is gone");
+        let mut sim = half(Config::default());
+        place(&mut sim, "H1", None, true);
+        harness::advance_to(&mut sim, 600_000);
+        assert_eq!((harness::count(&sim, "HalfMessageCheckedBack"), sim.counters().effects_applied), (1, 1));
+    }
+
+    #[test]
+    fn while_the_broker_is_down_orders_are_refused_before_their_transaction() {
+        let mut sim = half(Config { mq_outage_ms: 60_000, ..Config::default() });
+        harness::advance_to(&mut sim, 1);
+        place(&mut sim, "H1", None, false);
+        assert_eq!(
+            names(&sim).iter().filter(|n| **n != "BrokerWentDown").copied().collect::<Vec<_>>(),
+            ["OrderRefused"]
+        );
+        assert_eq!(sim.world().order_db.orders.len(), 0);
+        assert_eq!(sim.counters().orders_refused, 1);
+    }
+
+    #[test]
+    fn a_check_back_during_an_open_transaction_is_answered_unknown() {
+        let mut sim = half(Config::default());
+        sim.ctx().emit(EventKind::TransactionBegan {
+            tx_id: 9,
+            biz_key: "H1".into(),
+            amount_cents: 1,
+            write_ms: 0,
+            scans_running: 0,
+        });
+        assert_eq!(half_answer(sim.world(), "H1"), HalfAnswer::Unknown);
+        assert_eq!(half_answer(sim.world(), "H2"), HalfAnswer::Rollback);
     }
 }

@@ -109,6 +109,7 @@ pub const IDS: &[&str] = &[
     "one-fault-three-ways",
     "cdc-relay",
     "cdc-log-retention",
+    "half-message",
 ];
 
 /// A built-in scenario's short name, in Chinese or English (the picker and the lessons show it;
@@ -137,6 +138,7 @@ pub fn name(id: &str, zh: bool) -> Option<&'static str> {
         "one-fault-three-ways" => ("同一故障三种做法", "One fault, three ways"),
         "cdc-relay" => ("CDC：读日志代替轮询", "CDC: tailing the log instead of polling"),
         "cdc-log-retention" => ("CDC 与长时间宕机：日志保留", "CDC in a long outage: log retention"),
+        "half-message" => ("RocketMQ 事务消息（半消息）", "RocketMQ transactional (half) messages"),
         // A scenario without a name here shows its id.
         _ => return None,
     };
@@ -484,6 +486,27 @@ fn build(id: &str) -> Option<Scenario> {
                 ],
             )
         }
+        "half-message" => {
+            // No outbox table: a half message first, then the local transaction, then its
+            // commit or rollback. A crash loses the commit and the broker checks back; an MQ
+            // outage refuses the orders that arrive during it.
+            config.mode = Mode::HalfMessage;
+            config.mq_outage_from_ms = 3 * MINUTE_MS;
+            config.mq_outage_ms = 2 * MINUTE_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            let crashing = OrderRequest { biz_key: "A002".into(), amount_cents: 19_900, fault: None, crash: true };
+            (
+                "RocketMQ transactional messages: a rollback drops its half message, a crash loses the commit and the broker checks back, and during an MQ outage orders are refused",
+                "RocketMQ 事务消息：回滚就撤回半消息；宕机丢了“提交”，由 Broker 回查；MQ 宕机期间订单被拒",
+                vec![
+                    order(0, "A001", 9_990),
+                    failing_order(10 * SECOND_MS, "B001", 1_500, TxFault::AtCommit),
+                    at(20 * SECOND_MS, Command::PlaceOrder(crashing)),
+                    order(4 * MINUTE_MS, "A003", 5_900),
+                    order(6 * MINUTE_MS, "A004", 12_000),
+                ],
+            )
+        }
         _ => return None,
     };
     Some(Scenario { id: id.to_string(), title_en: title_en.into(), title_zh: title_zh.into(), config, script })
@@ -613,11 +636,15 @@ impl RunSpec {
     /// The same scenario, seed and faults in each of the three ways to tell the world about
     /// an order: the outbox, publish-then-commit, commit-then-publish (the "three lanes").
     pub fn three_lanes(&self) -> [RunSpec; 3] {
-        [Mode::Outbox, Mode::SendThenCommit, Mode::CommitThenSend].map(|mode| {
-            let mut lane = self.clone();
-            lane.config.mode = mode;
-            lane
-        })
+        [Mode::Outbox, Mode::SendThenCommit, Mode::CommitThenSend].map(|mode| self.in_mode(mode))
+    }
+
+    /// This run with another `mode` (a lane of the lanes view: the three ways, and RocketMQ's
+    /// half messages beside them).
+    pub fn in_mode(&self, mode: Mode) -> RunSpec {
+        let mut lane = self.clone();
+        lane.config.mode = mode;
+        lane
     }
 
     /// A built-in scenario with its own config.

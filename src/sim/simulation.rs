@@ -90,6 +90,10 @@ pub enum Action {
         msg_id: u64,
     },
     ConsumerRestart,
+    /// mode=half_message: the broker checks back on a half message it holds.
+    HalfCheck {
+        msg_id: u64,
+    },
     OutageStart {
         duration_ms: u64,
     },
@@ -532,6 +536,11 @@ pub struct Summary {
     pub max_log_retained: u64,
     pub log_purged_unconfirmed: u64,
     pub log_skipped: u64,
+    /// mode=half_message: orders refused because the broker did not take their half message,
+    /// check-backs made, and half messages dropped unanswered.
+    pub orders_refused: u64,
+    pub half_check_backs: u64,
+    pub half_discarded: u64,
     /// How long order transactions took (CPU work, slowed while scans shared the cores).
     pub order_write_ms: WindowStats,
     pub consistency_window_ms: WindowStats,
@@ -714,6 +723,7 @@ impl Simulation {
         open(self.world.broker.unacked.len(), "messages unacked at the broker");
         open(usize::from(self.world.consumer.down_until_ms.is_some()), "consumer down");
         open(self.world.two_pc.open.len(), "2PC rounds open");
+        open(self.world.broker.half.len(), "half messages waiting for their commit or rollback");
         open(self.world.relays.iter().filter(|r| !r.batch.is_empty()).count(), "relays holding a batch");
         open(self.agenda.non_periodic, "deliveries, retries or confirmations scheduled");
         if self.generator.remaining > 0 {
@@ -1145,6 +1155,7 @@ impl Simulation {
             Action::AckTimeout { delivery_id } => broker::ack_timed_out(&mut ctx, delivery_id),
             Action::Confirm { msg_id } => order_service::confirm_done(&mut ctx, msg_id),
             Action::ConsumerRestart => consumer::restart(&mut ctx),
+            Action::HalfCheck { msg_id } => broker::check_back(&mut ctx, msg_id),
             Action::OutageStart { duration_ms } => broker::outage_start(&mut ctx, duration_ms),
             Action::OutageEnd => broker::outage_end(&mut ctx, false),
         }
@@ -1224,6 +1235,9 @@ impl Simulation {
             max_log_retained: c.max_log_retained,
             log_purged_unconfirmed: c.log_purged_unconfirmed,
             log_skipped: c.log_skipped,
+            orders_refused: c.orders_refused,
+            half_check_backs: c.half_check_backs,
+            half_discarded: c.half_discarded,
             order_write_ms: metrics.order_write_stats(),
             consistency_window_ms: metrics.window_stats(),
             shards,

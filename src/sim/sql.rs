@@ -9,7 +9,7 @@
 //! SQL (a publish to the MQ, a crash) is a [`Expect::Note`] made of comment lines.
 
 use super::config::{Config, LockMode};
-use super::event::{BizKey, DeliveryCause, Event, EventKind, Injection, Payload, RollbackCause, TxFault};
+use super::event::{BizKey, DeliveryCause, Event, EventKind, HalfAnswer, Injection, Payload, RollbackCause, TxFault};
 use super::order_service::{OrderDb, OrderRow};
 use super::outbox_table::{shard_of, OutboxRow};
 use super::world::World;
@@ -350,6 +350,52 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             Note,
             "-- not SQL: the service publishes to the MQ itself (key $) → offset $",
             &[Q(biz_key), N(*offset)],
+        ),
+        HalfMessageSent { biz_key, .. } => add(
+            out,
+            OrderService,
+            Note,
+            "-- not SQL: a half message to the broker first (key $; no consumer sees it yet);\n-- the local transaction starts only now",
+            &[Q(biz_key)],
+        ),
+        OrderRefused { biz_key, .. } => add(
+            out,
+            OrderService,
+            Note,
+            "-- not SQL: the broker did not take the half message for $: no BEGIN, the order is refused",
+            &[Q(biz_key)],
+        ),
+        HalfMessageEndLost { biz_key, commit, .. } => add(
+            out,
+            OrderService,
+            Note,
+            "-- not SQL: the one-way $ of the half message for $ never reached the broker",
+            &[S(if *commit { "COMMIT" } else { "ROLLBACK" }), Q(biz_key)],
+        ),
+        HalfMessageCheckedBack { biz_key, check, answer, .. } => add(
+            out,
+            OrderService,
+            Note,
+            "-- the broker's check-back #$: the order service answers from its own database\n-- SELECT 1 FROM orders WHERE biz_key = $;  → $",
+            &[N(*check), Q(biz_key), S(match answer {
+                HalfAnswer::Commit => "1 row: COMMIT",
+                HalfAnswer::Rollback => "0 rows: ROLLBACK",
+                HalfAnswer::Unknown => "its transaction is still open: UNKNOWN",
+            })],
+        ),
+        HalfMessageCommitted { biz_key, offset, .. } => add(
+            out,
+            OrderService,
+            Note,
+            "-- not SQL: the broker makes the half message for $ visible → offset $",
+            &[Q(biz_key), N(*offset)],
+        ),
+        HalfMessageRolledBack { biz_key, .. } | HalfMessageDiscarded { biz_key, .. } => add(
+            out,
+            OrderService,
+            Note,
+            "-- not SQL: the broker drops the half message for $; no consumer ever sees it",
+            &[Q(biz_key)],
         ),
         OrderServiceCrashed { committed: true, .. } => {
             add(out, OrderService, Note, "-- the process died here: whatever it meant to do next never happens", &[])

@@ -735,6 +735,8 @@ pub fn guide(lang: Lang, scenario: &str) -> &'static str {
         ("cdc-relay", false) => "Watch: nobody searches the rack; a clerk copies the carbon book in signing order, falls before moving his bookmark, and hands A001 in twice; the spike stops the repeat. Try: turn idempotency off.",
         ("cdc-log-retention", true) => "看点：窗口关着，抄单员拿着 A001 一直等，不进死信；复写簿只留 20 分钟，两张底联没抄就被撕，靠对账补发。试试：把日志保留改成 0。",
         ("cdc-log-retention", false) => "Watch: the window is shut and the clerk waits with A001, nothing goes DEAD; the book keeps pages 20 minutes, two are torn out unread, and reconciliation re-sends them. Try: log retention 0.",
+        ("half-message", true) => "看点：收银员先递挂单再签单；B001 回滚，挂单作废；A002 签完收银员晕倒，后厨一分钟后打电话回查，才开做；MQ 停机时 A003 根本下不了单。试试：在「洞察」里看同一故障的四条路。",
+        ("half-message", false) => "Watch: a hold ticket first, then the order; B001 rolls back and its hold is cancelled; the cashier faints after signing A002, and the kitchen calls back a minute later; while the MQ is down A003 cannot be ordered at all. Try: the insight panel's lanes.",
         (_, true) => "",
         (_, false) => "",
     }

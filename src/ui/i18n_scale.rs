@@ -6,7 +6,7 @@
 
 use super::i18n::Words;
 use super::timeline::{clock, span};
-use crate::sim::event::{AlertMetric, EventKind, GapKind};
+use crate::sim::event::{AlertMetric, EventKind, GapKind, HalfAnswer};
 
 /// Replaces `{0}`, `{1}` … in `template` with `args`. A hole with no argument stays as it is.
 pub fn fill(template: &str, args: &[&str]) -> String {
@@ -154,6 +154,69 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "The connector crashed after publishing message {1}, before storing its position; at {2} it re-reads from the old one and publishes again",
             ],
             vec![key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
+        ),
+        HalfMessageSent { biz_key, .. } => (
+            [
+                "收银员先往窗口递一张 {0} 的挂单：后厨收着，先不做",
+                "发送半消息 {0}：Broker 存下，消费者看不到；本地事务这才开始",
+                "The cashier first hands the window a hold ticket for {0}: the kitchen keeps it and does not cook",
+                "Half message {0} sent: the broker keeps it, invisible to consumers; only now does the local transaction start",
+            ],
+            vec![String::from(&**biz_key)],
+        ),
+        OrderRefused { biz_key, .. } => (
+            [
+                "窗口不收挂单：{0} 这单下不了，请顾客稍后再来",
+                "Broker 没收下半消息：订单 {0} 被拒，本地事务没有开始",
+                "The window takes no hold ticket: order {0} cannot be taken, and the customer must come back later",
+                "The broker did not take the half message: order {0} is refused before its transaction starts",
+            ],
+            vec![String::from(&**biz_key)],
+        ),
+        HalfMessageEndLost { biz_key, commit, .. } => (
+            [
+                "收银员喊 {0}“{1}”，后厨没听见：挂单还挂着",
+                "{0} 的 {1} 丢了（单向发送）：半消息还在 Broker，等回查",
+                "The cashier calls \"{1}\" for {0}, and the kitchen does not hear it: the hold ticket stays",
+                "The {1} of half message {0} was lost (a one-way send): the broker still holds it and will check back",
+            ],
+            vec![String::from(&**biz_key), (if *commit { w.pick("开做", "COMMIT", "go", "COMMIT") } else { w.pick("作废", "ROLLBACK", "cancel", "ROLLBACK") }).into()],
+        ),
+        HalfMessageCheckedBack { biz_key, check, answer, .. } => (
+            [
+                "后厨打电话问收银员：{0} 到底下了没有？（第 {1} 次）答：{2}",
+                "Broker 第 {1} 次回查 {0}：订单服务查本库后答复 {2}",
+                "The kitchen phones the cashier: was {0} ever placed? (call {1}) Answer: {2}",
+                "The broker checks back on {0} (check {1}): the order service looks in its own database and answers {2}",
+            ],
+            vec![String::from(&**biz_key), n(check), half_answer(w, *answer).into()],
+        ),
+        HalfMessageCommitted { biz_key, offset, .. } => (
+            [
+                "挂单 {0} 转成正式小票，进了出菜窗口（第 {1} 格）",
+                "半消息 {0} 提交：对消费者可见，offset {1}",
+                "Hold ticket {0} becomes a real ticket in the kitchen window (slot {1})",
+                "Half message {0} committed: visible to consumers at offset {1}",
+            ],
+            vec![String::from(&**biz_key), n(offset)],
+        ),
+        HalfMessageRolledBack { biz_key, .. } => (
+            [
+                "挂单 {0} 作废，后厨扔掉了",
+                "半消息 {0} 回滚：Broker 删除它，消费者永远看不到",
+                "Hold ticket {0} is cancelled and thrown away",
+                "Half message {0} rolled back: the broker drops it, and no consumer ever sees it",
+            ],
+            vec![String::from(&**biz_key)],
+        ),
+        HalfMessageDiscarded { biz_key, checks, .. } => (
+            [
+                "后厨打了 {1} 次电话都没问清，挂单 {0} 被扔掉",
+                "回查 {1} 次仍无结果：Broker 丢弃半消息 {0}",
+                "After {1} calls with no clear answer the kitchen throws hold ticket {0} away",
+                "No answer after {1} check-backs: the broker discards half message {0}",
+            ],
+            vec![String::from(&**biz_key), n(checks)],
         ),
         RelayLogSubscribed { from_lsn, .. } => (
             [
@@ -360,6 +423,15 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
     })
 }
 
+/// A check-back's answer, in words.
+fn half_answer(w: Words, answer: HalfAnswer) -> &'static str {
+    match answer {
+        HalfAnswer::Commit => w.pick("下了", "COMMIT", "yes", "COMMIT"),
+        HalfAnswer::Rollback => w.pick("没有", "ROLLBACK", "no", "ROLLBACK"),
+        HalfAnswer::Unknown => w.pick("还在写", "UNKNOWN", "still writing", "UNKNOWN"),
+    }
+}
+
 /// The business keys of a batch, as a short list (at most five, then "…").
 fn keys(key_of: &dyn Fn(u64) -> String, msg_ids: &[u64]) -> String {
     let mut out: Vec<String> = msg_ids.iter().take(5).map(|id| key_of(*id)).collect();
@@ -413,6 +485,13 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         CasConflict { .. } => w.pick("松手", "UPDATE 0", "let go", "UPDATE 0"),
         RelayCrashed { .. } => w.pick("摔倒", "crash", "falls", "crash"),
         RelayLogSubscribed { .. } => w.pick("夹书签", "slot", "bookmark", "slot"),
+        HalfMessageSent { .. } => w.pick("挂单", "half msg", "hold", "half msg"),
+        OrderRefused { .. } => w.pick("拒单", "refused", "refused", "refused"),
+        HalfMessageEndLost { .. } => w.pick("没听见", "lost", "unheard", "lost"),
+        HalfMessageCheckedBack { .. } => w.pick("回查电话", "check-back", "calls", "check-back"),
+        HalfMessageCommitted { .. } => "COMMIT",
+        HalfMessageRolledBack { .. } => "ROLLBACK",
+        HalfMessageDiscarded { .. } => w.pick("扔掉", "discarded", "thrown away", "discarded"),
         RelayLogRead { .. } => w.pick("抄底联", "read WAL", "copies", "read WAL"),
         RelayLogPublishFailed { .. } => w.pick("窗口关着", "publish ✗", "window shut", "publish ✗"),
         RelayPositionStored { .. } => w.pick("挪书签", "offset", "bookmark", "offset"),

@@ -396,6 +396,15 @@ impl Stage<'_> {
             w.t("in_flight"),
             f.world.broker.unacked.len()
         );
+        // mode=half_message: the half messages the broker holds, invisible to the kitchen.
+        if !f.world.broker.half.is_empty() {
+            html_write!(
+                *o,
+                r#"<text x="710" y="290" class="sub" data-testid="half-held">{} {}</text>"#,
+                w.pick("挂单", "半消息", "on hold", "half messages"),
+                f.world.broker.half.len()
+            );
+        }
         for (i, u) in f.world.broker.unacked.values().take(WINDOW_SLOTS).enumerate() {
             let copies = u.deliveries.len();
             let note = match copies {

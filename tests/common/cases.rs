@@ -98,7 +98,7 @@ pub fn mismatches() -> Vec<String> {
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x5407_ef65_383d_cd96),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x8896_6a61_72aa_351e),
-    ("insight=lanes\n?seed=1&lang=en", 0x363c_0fc4_9573_3e90),
+    ("insight=lanes\n?seed=1&lang=en", 0xa752_9b6d_46b9_8b01),
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x6492_b97f_3d63_e811),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
