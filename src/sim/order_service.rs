@@ -429,31 +429,22 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
             }
             ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
         }
-        Mode::HalfMessage => {
+        // Commit, then tell the world: the half message's COMMIT, or (the wrong turn) a
+        // publish of its own. A crash in between: the half message's broker checks back; the
+        // wrong turn's message is gone with the process.
+        Mode::HalfMessage | Mode::CommitThenSend => {
             if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
                 return rollback(ctx, RollbackCause::Fault(f));
             }
             ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
             if crashes(ctx, request) {
-                // The COMMIT of the half message never leaves: the broker will check back.
                 ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
                 return;
             }
-            if let Some(msg_id) = half {
-                end_half(ctx, msg_id, true);
+            match half {
+                Some(msg_id) => end_half(ctx, msg_id, true),
+                None => send_directly(ctx, tx_id, &key, payload),
             }
-        }
-        Mode::CommitThenSend => {
-            if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
-                return rollback(ctx, RollbackCause::Fault(f));
-            }
-            ctx.emit(EventKind::OrderOnlyCommitted { tx_id, order_id, biz_key: key.clone() });
-            if crashes(ctx, request) {
-                // Committed, and the message that was to follow is gone with the process.
-                ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
-                return;
-            }
-            send_directly(ctx, tx_id, &key, payload);
         }
     }
 }
