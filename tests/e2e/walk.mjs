@@ -42,6 +42,9 @@ await page.keyboard.press('ArrowRight');
 await page.keyboard.press('ArrowRight');
 ok(await sqlAt(5, 'COMMIT'), 'step 5: the SQL panel shows the COMMIT');
 await page.keyboard.press('Home');
+ok(await page.waitForFunction(() => document.querySelector('[data-testid=sql-text]').getAttribute('data-step') === '0'
+  && document.querySelector('[data-testid=no-sql]'), null, { timeout: 10000 }).then(() => true, () => false),
+  'back at the start the SQL panel shows no statement, not the last step\'s');
 const n = await total();
 ok(n === expected.events, `seed-demo has ${expected.events} events (page: ${n})`);
 let stepped = 0;

@@ -126,11 +126,12 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
     let state = RwSignal::new(State::Idle);
     let schema_open = RwSignal::new(false);
     // Asked for at every step (and when the run, its settings or the language change), from
-    // the first step on or once the schema is opened.
+    // the first step on or once the schema is opened; once the worker runs, also back at the
+    // start (so Home does not leave the last step's statements on screen).
     Effect::new(move |_| {
         let cursor = lab.cursor.get();
         let link = url_state::to_query(&lab.url_state());
-        if cursor > 0 || schema_open.get() {
+        if cursor > 0 || schema_open.get() || CHANNEL.with_borrow(Option::is_some) {
             ask(format!("sql\n{link}"), state);
         }
     });
