@@ -137,17 +137,27 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
     });
     let lines = move || {
         let w = lab.words();
+        // At the start no event has run, so there is no statement to wait for.
+        let start = lab.cursor.get() == 0;
         state.with(|s| match s {
-            State::Ready(a) if !a.statements.as_str().is_empty() => a.statements.clone(),
-            State::Ready(_) | State::Idle => {
+            State::Ready(a) if !start && !a.statements.as_str().is_empty() => a.statements.clone(),
+            State::Asked if !start => {
+                html!(r#"<span class="hint" data-testid="sql-loading">{}</span>"#, w.t("sql_loading"))
+            }
+            State::Failed if !start => {
+                html!(r#"<span class="hint" data-testid="sql-failed">{}</span>"#, w.t("sql_failed"))
+            }
+            // The start, an event with no statement, or nothing asked yet.
+            _ => {
                 let at = lab.frame.with(|f| clock(f.now_ms));
                 html!(r#"<span class="hint" data-testid="no-sql">{} ({})</span>"#, w.t("no_sql"), at)
             }
-            State::Asked => html!(r#"<span class="hint" data-testid="sql-loading">{}</span>"#, w.t("sql_loading")),
-            State::Failed => html!(r#"<span class="hint" data-testid="sql-failed">{}</span>"#, w.t("sql_failed")),
         })
     };
-    let step = move || state.with(|s| if let State::Ready(a) = s { a.step.to_string() } else { String::new() });
+    let step = move || match lab.cursor.get() {
+        0 => "0".to_string(),
+        _ => state.with(|s| if let State::Ready(a) = s { a.step.to_string() } else { String::new() }),
+    };
     let ddl = move || state.with(|s| if let State::Ready(a) = s { a.ddl.clone() } else { "…".to_string() });
     view! {
         <section class="panel sql" data-testid="sql">
