@@ -167,15 +167,21 @@ fn configure(base: &Config, sets: &[String]) -> Result<Config, String> {
     Ok(config)
 }
 
-fn compare_relays(args: &[String]) -> Result<(), String> {
-    let o = parse_options(args, &["--seed", "--set"])?;
+/// The one scenario a command names, and its config with the `--set`s applied.
+fn scenario_and_config(command: &str, o: &Options) -> Result<(Scenario, Config), String> {
     let id = match o.positional.as_slice() {
         [id] => id,
-        [] => return Err(format!("compare-relays needs a scenario id; allowed: {}", scenario::IDS.join(", "))),
+        [] => return Err(format!("{command} needs a scenario id; allowed: {}", scenario::IDS.join(", "))),
         [_, extra, ..] => return Err(format!("unexpected argument '{extra}'")),
     };
     let scenario = scenario::find(id)?;
     let config = configure(&scenario.config, &o.sets)?;
+    Ok((scenario, config))
+}
+
+fn compare_relays(args: &[String]) -> Result<(), String> {
+    let o = parse_options(args, &["--seed", "--set"])?;
+    let (scenario, config) = scenario_and_config("compare-relays", &o)?;
     let runs = outbox_lab::sim::analysis::relay_comparison(&scenario, &config, o.seed).map_err(|e| e.to_string())?;
     println!("{} (seed {}): the same orders and faults, polled and tailed", scenario.id, o.seed);
     println!("{:<34} {:>14} {:>14}", "", "relay=poll", "relay=cdc");
@@ -205,13 +211,7 @@ fn compare_relays(args: &[String]) -> Result<(), String> {
 
 fn run(args: &[String]) -> Result<(), String> {
     let o = parse_options(args, &["--seed", "--set", "--json", "--trace", "--series", "--fingerprint", "--sql"])?;
-    let id = match o.positional.as_slice() {
-        [id] => id,
-        [] => return Err(format!("run needs a scenario id; allowed: {}", scenario::IDS.join(", "))),
-        [_, extra, ..] => return Err(format!("unexpected argument '{extra}'")),
-    };
-    let scenario = scenario::find(id)?;
-    let config = configure(&scenario.config, &o.sets)?;
+    let (scenario, config) = scenario_and_config("run", &o)?;
     let mut sim = Simulation::new(&scenario, config.clone(), o.seed).map_err(|e| e.to_string())?;
     sim.run_to_end();
 
