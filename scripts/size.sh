@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints the gzip size of the first load of dist/ (wasm + js + css + index.html) and enforces
-# the budget.
+# Prints the gzip size of the first load of dist/ (wasm + js + css + index.html + the largest
+# scenario title-and-guide file) and enforces the budget.
 # The insight worker (outbox-insight*) and the Postgres console (pg-console.js, pglite/) are
 # listed apart: the page fetches them only when the insight panel or the console first opens.
 set -euo pipefail
@@ -16,6 +16,16 @@ for f in dist/*.wasm dist/*.js dist/*.css dist/index.html; do
     *) printf '%-48s %8d bytes  %8d gzip\n' "$f" "$raw" "$gz"; total=$((total + gz));;
   esac
 done
+# The page fetches the title and guide of the scenario it opens with (one of dist/scenarios/):
+# the largest counts.
+notes=0
+for f in dist/scenarios/*.txt; do
+  [ -f "$f" ] || continue
+  gz=$(gzip -9 -c "$f" | wc -c)
+  if [ "$gz" -gt "$notes" ]; then notes=$gz; fi
+done
+printf '%-48s %8s        %8d gzip  (the largest; one is fetched at load)\n' "dist/scenarios/*.txt" "" "$notes"
+total=$((total + notes))
 printf 'on demand (insight worker, Postgres console script), gzip: %d bytes\n' "$later"
 pglite=$(find dist/pglite -type f -exec gzip -9 -c {} \; 2>/dev/null | wc -c)
 printf 'on demand (PostgreSQL in wasm, dist/pglite/), gzip: %d bytes\n' "$pglite"

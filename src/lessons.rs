@@ -51,6 +51,8 @@ pub enum Evidence {
     LeaseExpired,
     /// Orders were refused because the broker did not take their half message.
     OrdersRefused,
+    /// A later step of an order took effect before an earlier one.
+    OutOfOrder,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,6 +257,19 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
         show_me: ShowMe { scenario: "half-message", sets: &[] },
         evidence: Evidence::OrdersRefused,
     },
+    Misconception {
+        id: "outbox-keeps-order",
+        claim: Bilingual {
+            zh: "中继按顺序扫表，同一笔订单的几条消息自然按顺序到达。",
+            en: "The relay scans the table in order, so one order's messages arrive in order by themselves.",
+        },
+        truth: Bilingual {
+            zh: "扫描按 next_retry_at 排序：一条消息发送失败退避后，同一订单后面的步骤（支付、发货）先到期、先发出，消费端先处理了“支付”。要保序，就在前一步还没发出时扣住后面的（ordering=per_key，代价是每一步多等一轮扫描），或者消费端按版本处理、提前到的先暂存；CDC 按提交顺序读日志，本来就保序。",
+            en: "The scan orders by next_retry_at: once a message fails and backs off, the order's later steps (paid, shipped) come due first and go out first, and the consumer applies \"paid\" before \"created\". To keep order, hold a key's later messages while an earlier one is unsent (ordering=per_key: each step then waits a scan longer), or apply by version on the consumer and park early arrivals; a CDC relay reads the log in commit order and keeps it anyway.",
+        },
+        show_me: ShowMe { scenario: "per-key-ordering", sets: &[] },
+        evidence: Evidence::OutOfOrder,
+    },
 ];
 
 pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
@@ -412,6 +427,19 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
         },
         show_me: ShowMe { scenario: "half-message", sets: &[] },
         insight: Some("lanes"),
+    },
+    InterviewQuestion {
+        id: "out-of-order",
+        question: Bilingual {
+            zh: "重试之后，一笔订单的“已支付”消息比“已创建”先到了消费端。为什么？怎么办？",
+            en: "After a retry, an order's \"paid\" message reached the consumer before its \"created\" one. Why, and what do you do?",
+        },
+        answer: Bilingual {
+            zh: "本地消息表只保证每条消息至少送达一次，不保证同一订单的消息之间的顺序：“已创建”发送失败、退避一分钟，这期间提交的“已支付”先到期，先被扫走。办法：一是发送端保序，前一步还是 PENDING 就扣住后面的步骤（WHERE NOT EXISTS …），按订单分片、按订单键分区，代价是延迟；二是消费端按版本号处理，提前到的先暂存或重试；用 CDC 读日志则天然按提交顺序。",
+            en: "The outbox promises each message at least once, not an order between one order's messages: \"created\" failed and backs off a minute, \"paid\" committed meanwhile comes due first and the next scan takes it. Either keep order on the way out (hold a step while the one before it is PENDING: WHERE NOT EXISTS …; shard and partition by order key), paying in latency, or apply by version on the consumer and park or retry early arrivals; a CDC relay reads the log in commit order anyway.",
+        },
+        show_me: ShowMe { scenario: "per-key-ordering", sets: &["ordering=per_key"] },
+        insight: None,
     },
 ];
 

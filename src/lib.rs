@@ -2,6 +2,7 @@
 //! outbox) pattern, and the browser lab built on it.
 
 pub mod check;
+pub mod guides;
 pub mod insight;
 pub mod lessons;
 pub mod link;

@@ -134,10 +134,11 @@ impl UrlState {
     /// The run this link names: its built-in scenario (the default one if that is unknown),
     /// with the link's settings and interventions. What cannot be used becomes a notice.
     pub fn spec(&self, notices: &mut Vec<String>) -> Option<RunSpec> {
-        let mut spec = RunSpec::builtin(&self.scenario, self.seed)
+        // Untitled: the page fetches a built-in scenario's title with its guide.
+        let mut spec = RunSpec::builtin_untitled(&self.scenario, self.seed)
             .or_else(|e| {
                 notices.push(e);
-                RunSpec::builtin(DEFAULT_SCENARIO, 1)
+                RunSpec::builtin_untitled(DEFAULT_SCENARIO, 1)
             })
             .map_err(|e| notices.push(e))
             .ok()?;

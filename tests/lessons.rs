@@ -34,6 +34,7 @@ fn shows(evidence: Evidence, s: &Summary, config: &Config) -> bool {
         Evidence::GapsRepaired => s.reconciliation.compensated > 0,
         Evidence::LeaseExpired => s.violations.iter().any(|v| v.kind.as_str() == "lease_expired"),
         Evidence::OrdersRefused => s.orders_refused > 0,
+        Evidence::OutOfOrder => s.violations.iter().any(|v| v.kind.as_str() == "out_of_order_effect"),
     }
 }
 

@@ -157,7 +157,9 @@ impl Request {
     /// The run on the lab's screen (the default scenario if the link names none).
     pub fn spec(&mut self) -> Option<RunSpec> {
         let link = self.link.clone();
-        link.spec(&mut self.notices)
+        let mut spec = link.spec(&mut self.notices)?;
+        spec.scenario = crate::sim::scenario::titled(spec.scenario);
+        Some(spec)
     }
 
     /// The run on the lab's screen, played as the page plays it.

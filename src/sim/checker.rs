@@ -34,6 +34,9 @@ pub enum ViolationKind {
     /// relay=cdc: the connector stored a log position past a message it had not published
     /// (at-most-once: a crash before the publish loses that message for good).
     PositionAheadOfPublish,
+    /// A later step of an order (`A001.paid`) took effect while its committed earlier step
+    /// (`A001`) had not: the consumer applied the order's messages out of order.
+    OutOfOrderEffect,
 }
 
 impl ViolationKind {
@@ -49,6 +52,7 @@ impl ViolationKind {
             ViolationKind::ConcurrentPublish => "concurrent_publish",
             ViolationKind::LeaseExpired => "lease_expired",
             ViolationKind::PositionAheadOfPublish => "position_ahead_of_publish",
+            ViolationKind::OutOfOrderEffect => "out_of_order_effect",
         }
     }
 }
@@ -282,6 +286,13 @@ impl Checker {
                 if db.order_id_of(biz_key).is_none() {
                     let detail = format!("{biz_key} has an effect but no committed order");
                     self.report(event, ViolationKind::EffectWithoutOrder, detail);
+                }
+                // O(1): only a later step looks up the one before it.
+                if let Some(earlier) = super::order_steps::previous(biz_key) {
+                    if db.order_id_of(&earlier).is_some() && !world.consumer.effects.contains_key(&earlier) {
+                        let detail = format!("{biz_key} took effect before {earlier}, the step before it");
+                        self.report(event, ViolationKind::OutOfOrderEffect, detail);
+                    }
                 }
             }
             _ => {}

@@ -81,6 +81,21 @@ macro_rules! choice {
 choice!(LockMode, [None = "none", ForUpdate = "for_update", SkipLocked = "skip_locked", Cas = "cas"]);
 choice!(RelayKind, [Poll = "poll", Cdc = "cdc"]);
 
+/// Whether the relay keeps one order's messages in order (an order's later steps:
+/// [`super::order_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ordering {
+    /// Each row goes when it is due: a retry, a backoff or a second relay can send a later
+    /// step of an order before an earlier one.
+    None,
+    /// The scan holds a row while an earlier step of its order is still PENDING
+    /// (`AND NOT EXISTS (… earlier step … PENDING)`), so an order's messages leave in order.
+    PerKey,
+}
+
+choice!(Ordering, [None = "none", PerKey = "per_key"]);
+
 /// How the order service tells the world about an order: the pattern or a wrong turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -248,6 +263,8 @@ config! {
         "How long such a stall lasts; with lock=cas, a pause longer than claim_lease_ms lets another relay claim the row.";
     fencing: bool = false, ValueKind::Flag, 0, 1,
         "With lock=cas: the relay's status update checks that its claim still stands (WHERE next_retry_at = its own lease end), so a relay whose lease ran out cannot overwrite a newer claim or move a DONE row back.";
+    ordering: Ordering = Ordering::None, ValueKind::Choice(Ordering::NAMES), 0, 1,
+        "Whether the relay keeps each order's messages (created, paid, shipped) in order: none (each row goes when it is due) or per_key (the scan holds a row while an earlier step of its order is still PENDING). With relay=cdc the log is in commit order either way.";
     relay: RelayKind = RelayKind::Poll, ValueKind::Choice(RelayKind::NAMES), 0, 1,
         "How messages leave the outbox: poll (a relay scans the table) or cdc (one connector tails the database's commit log, Debezium-style, and stores its log position after publishing). Chosen when a run starts.";
     log_read_interval_ms: u64 = 500, ValueKind::Millis, 1, DAY_MS,

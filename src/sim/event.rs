@@ -271,6 +271,10 @@ pub enum EventKind {
         /// table (a Seq Scan).
         #[serde(default = "yes")]
         index: bool,
+        /// `ordering=per_key`: due rows held back because an earlier step of their order is
+        /// still PENDING.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        held: Vec<u64>,
     },
     /// SELECT … FOR UPDATE met rows another relay's transaction holds: this one waits.
     RelayLockWaited {

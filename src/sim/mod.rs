@@ -13,6 +13,7 @@ pub mod broker;
 pub mod cdc_relay;
 pub mod consumer;
 pub mod order_service;
+pub mod order_steps;
 pub mod outbox_table;
 pub mod payload;
 pub mod reconciler;

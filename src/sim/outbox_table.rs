@@ -77,6 +77,9 @@ pub struct ScanResult {
     pub picked: Vec<u64>,
     /// Rows the scan had to look at (index entries, or the whole table without the index).
     pub rows_examined: u64,
+    /// Due rows passed over because an earlier step of their order is still PENDING
+    /// (`ordering=per_key`), in index order.
+    pub held: Vec<u64>,
 }
 
 /// Row ids fit in this many bits (bounded by `max_events`); times fit in the rest (> 2 years).
@@ -116,10 +119,12 @@ pub struct OutboxTable {
     pending_by_retry: [u64; RETRY_BUCKETS],
 }
 
-/// A stable shard for a key: FNV-1a of its bytes, modulo the shard count.
+/// A stable shard for a key: FNV-1a of its order key's bytes, modulo the shard count (an
+/// order's later steps, `A001.paid`, go to the shard of `A001`, as a table sharded by order
+/// number keeps one order's rows together).
 pub fn shard_of(biz_key: &str, shards: u64) -> u32 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in biz_key.bytes() {
+    for byte in super::order_steps::split(biz_key).0.bytes() {
         hash ^= byte as u64;
         hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
     }
@@ -281,12 +286,40 @@ impl OutboxTable {
     /// range scan that stops at `batch` rows or at the first entry past `now`. Rows for
     /// which `skip` says yes (locked by someone else, with SKIP LOCKED) are examined and passed over.
     pub fn scan_due(&self, shard: u32, now_ms: u64, batch: u64, skip: impl Fn(u64) -> bool) -> ScanResult {
-        self.scan_due_dyn(shard, now_ms, batch, &skip)
+        self.scan_due_dyn(shard, now_ms, batch, &skip, &|_| false)
+    }
+
+    /// [`Self::scan_due`] that also holds back the rows for which `hold` says yes (an earlier
+    /// step of their order is still PENDING: `ordering=per_key`); they are examined, not picked.
+    pub fn scan_due_holding(
+        &self,
+        shard: u32,
+        now_ms: u64,
+        batch: u64,
+        skip: &dyn Fn(u64) -> bool,
+        hold: &dyn Fn(u64) -> bool,
+    ) -> ScanResult {
+        self.scan_due_dyn(shard, now_ms, batch, skip, hold)
+    }
+
+    /// Whether an earlier step of this row's order still waits to be sent: its row is PENDING.
+    pub fn earlier_step_pending(&self, id: u64) -> bool {
+        let Some(row) = self.rows.get(&id) else { return false };
+        let Some(earlier) = super::order_steps::previous(&row.biz_key) else { return false };
+        self.id_of(&earlier).and_then(|e| self.rows.get(&e)).is_some_and(|e| e.status == Status::Pending)
     }
 
     /// The scan itself, once for every caller's `skip` (a smaller bundle than a copy each).
-    fn scan_due_dyn(&self, shard: u32, now_ms: u64, batch: u64, skip: &dyn Fn(u64) -> bool) -> ScanResult {
+    fn scan_due_dyn(
+        &self,
+        shard: u32,
+        now_ms: u64,
+        batch: u64,
+        skip: &dyn Fn(u64) -> bool,
+        hold: &dyn Fn(u64) -> bool,
+    ) -> ScanResult {
         let mut picked = Vec::new();
+        let mut held = Vec::new();
         let mut rows_examined = 0;
         let range = (shard, Status::Pending, 0, 0)..=(shard, Status::Pending, u64::MAX, u64::MAX);
         for (&(_, _, next_retry_at_ms, id), _) in self.by_status_next_retry.range(range) {
@@ -297,11 +330,16 @@ impl OutboxTable {
             if next_retry_at_ms > now_ms {
                 break;
             }
-            if !skip(id) {
+            if skip(id) {
+                continue;
+            }
+            if hold(id) {
+                held.push(id);
+            } else {
                 picked.push(id);
             }
         }
-        ScanResult { picked, rows_examined }
+        ScanResult { picked, rows_examined, held }
     }
 
     /// The same query without the index: a sequential scan reads every row of the shard
@@ -311,10 +349,11 @@ impl OutboxTable {
         shard: u32,
         now_ms: u64,
         batch: u64,
-        skip: impl Fn(u64) -> bool,
+        skip: &dyn Fn(u64) -> bool,
+        hold: &dyn Fn(u64) -> bool,
     ) -> ScanResult {
-        let picked = self.scan_due(shard, now_ms, batch, skip).picked;
-        ScanResult { picked, rows_examined: self.shard_counts(shard).rows }
+        let ScanResult { picked, held, .. } = self.scan_due_dyn(shard, now_ms, batch, skip, hold);
+        ScanResult { picked, rows_examined: self.shard_counts(shard).rows, held }
     }
 
     /// Changes a row's status and retry fields, keeping the indexes in step.
@@ -413,7 +452,7 @@ mod tests {
         let r = t.scan_due(0, 100, 3, |id| id < 2);
         assert_eq!(r.picked, vec![2, 3, 4]);
         assert_eq!(r.rows_examined, 5);
-        let full = t.scan_due_without_index(0, 100, 3, |_| false);
+        let full = t.scan_due_without_index(0, 100, 3, &|_| false, &|_| false);
         assert_eq!(full.picked, vec![0, 1, 2]);
         assert_eq!(full.rows_examined, 6);
         assert_eq!(t.scan_due(1, 100, 3, |_| false).picked, Vec::<u64>::new(), "other shard is empty");

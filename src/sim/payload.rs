@@ -9,7 +9,8 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A message's payload. What the order service writes is always
-/// `{"amount_cents":…,"biz_key":"…","event":"order_created"}`, so it is kept as its two values
+/// `{"amount_cents":…,"biz_key":"…","event":"order_created"}` (`order_paid`, `order_shipped`
+/// for an order's later steps: [`super::order_steps`]), so it is kept as its two values
 /// and written out as text only where it is shown or sent to SQL: a million-row outbox kept
 /// a million copies of that text (96 bytes each with the allocator's share: a fifth of the
 /// core's memory per order), and every delivery parsed it back (the core-speed issue).
@@ -91,7 +92,9 @@ pub fn payload_json(biz_key: &str, amount_cents: u64) -> String {
             c => out.push(c),
         }
     }
-    out.push_str("\",\"event\":\"order_created\"}");
+    out.push_str("\",\"event\":\"");
+    out.push_str(super::order_steps::event_name(biz_key));
+    out.push_str("\"}");
     out
 }
 

@@ -9,7 +9,7 @@
 //! conditional UPDATE (compare-and-set).
 
 use super::broker;
-use super::config::{Config, LockMode, RelayKind};
+use super::config::{Config, LockMode, Ordering, RelayKind};
 use super::event::EventKind;
 use super::faults::FaultKind;
 use super::outbox_table::Status;
@@ -32,6 +32,10 @@ pub struct RelayState {
     /// in its latest committed version (EvalPlanQual), in the order of the snapshot.
     pub snapshot: Vec<u64>,
     pub snapshot_at_ms: u64,
+    /// The snapshot's rows whose order had an earlier step PENDING when it was taken: with
+    /// `ordering=per_key` the statement's NOT EXISTS sees that snapshot, so it holds them
+    /// back even if the earlier step has been sent since.
+    pub snapshot_held: Vec<u64>,
     /// Rows picked by the last scan and not yet handled, in publish order.
     pub batch: VecDeque<u64>,
     /// Rows this relay's open transaction has locked (FOR UPDATE / SKIP LOCKED).
@@ -83,6 +87,7 @@ impl RelayState {
                 self.scanning = false;
                 self.waiting_on = None;
                 self.snapshot = Vec::new();
+                self.snapshot_held = Vec::new();
                 self.batch = picked.iter().copied().collect();
                 self.locks = if *locked { picked.clone() } else { Vec::new() };
                 self.batch_published = 0;
@@ -114,6 +119,7 @@ impl RelayState {
                 self.scanning = false;
                 self.waiting_on = None;
                 self.snapshot = Vec::new();
+                self.snapshot_held = Vec::new();
                 self.down_until_ms = Some(*restart_at_ms);
             }
             RelayRestarted { .. } => self.down_until_ms = None,
@@ -244,11 +250,19 @@ fn scan(ctx: &Ctx<'_>, relay_id: u32, shard: u32, as_of_ms: u64) -> super::outbo
     let db = &ctx.world.order_db;
     let skip_locked = ctx.config.lock == LockMode::SkipLocked;
     let skip = |id: u64| skip_locked && db.row_locks.get(&id).is_some_and(|&holder| holder != relay_id as u64);
+    let hold = |id: u64| held(ctx, id);
     if ctx.config.index {
-        db.outbox.scan_due(shard, as_of_ms, ctx.config.batch_size, skip)
+        db.outbox.scan_due_holding(shard, as_of_ms, ctx.config.batch_size, &skip, &hold)
     } else {
-        db.outbox.scan_due_without_index(shard, as_of_ms, ctx.config.batch_size, skip)
+        db.outbox.scan_due_without_index(shard, as_of_ms, ctx.config.batch_size, &skip, &hold)
     }
+}
+
+/// `ordering=per_key`: the scan holds a row while an earlier step of its order is PENDING
+/// (`AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.biz_key = <the step before> AND
+/// e.status = 'PENDING')`); a SENT, DONE or DEAD step before it lets it go.
+fn held(ctx: &Ctx<'_>, id: u64) -> bool {
+    ctx.config.ordering == Ordering::PerKey && ctx.world.order_db.outbox.earlier_step_pending(id)
 }
 
 /// The scan's query returns: pick the rows (or wait for a lock), then start publishing.
@@ -297,6 +311,7 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
         picked: result.picked,
         locked: matches!(lock, LockMode::ForUpdate | LockMode::SkipLocked),
         index: ctx.config.index,
+        held: result.held,
     });
     if has_work {
         let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms);
@@ -311,9 +326,10 @@ pub fn scan_done(ctx: &mut Ctx<'_>, relay_id: u32) {
 fn resume_blocked_scan(ctx: &Ctx<'_>, relay_id: u32) -> Result<super::outbox_table::ScanResult, u32> {
     let db = &ctx.world.order_db;
     let Some(relay) = ctx.world.relay(relay_id) else {
-        return Ok(super::outbox_table::ScanResult { picked: Vec::new(), rows_examined: 0 });
+        return Ok(super::outbox_table::ScanResult { picked: Vec::new(), rows_examined: 0, held: Vec::new() });
     };
     let mut picked = Vec::new();
+    let mut held_back = Vec::new();
     let mut rows_examined = 0;
     for &id in &relay.snapshot {
         if picked.len() as u64 >= ctx.config.batch_size {
@@ -325,10 +341,14 @@ fn resume_blocked_scan(ctx: &Ctx<'_>, relay_id: u32) -> Result<super::outbox_tab
         }
         let Some(row) = db.outbox.get(id) else { continue };
         if row.status == Status::Pending && row.next_retry_at_ms <= relay.snapshot_at_ms {
-            picked.push(id);
+            if ctx.config.ordering == Ordering::PerKey && relay.snapshot_held.contains(&id) {
+                held_back.push(id);
+            } else {
+                picked.push(id);
+            }
         }
     }
-    Ok(super::outbox_table::ScanResult { picked, rows_examined })
+    Ok(super::outbox_table::ScanResult { picked, rows_examined, held: held_back })
 }
 
 /// Takes the next row of the batch (claims it, with lock=cas) and publishes it, unless the

@@ -110,6 +110,7 @@ pub const IDS: &[&str] = &[
     "cdc-relay",
     "cdc-log-retention",
     "half-message",
+    "per-key-ordering",
 ];
 
 /// A built-in scenario's short name, in Chinese or English (the picker and the lessons show it;
@@ -139,6 +140,7 @@ pub fn name(id: &str, zh: bool) -> Option<&'static str> {
         "cdc-relay" => ("CDC：读日志代替轮询", "CDC: tailing the log instead of polling"),
         "cdc-log-retention" => ("CDC 与长时间宕机：日志保留", "CDC in a long outage: log retention"),
         "half-message" => ("RocketMQ 事务消息（半消息）", "RocketMQ transactional (half) messages"),
+        "per-key-ordering" => ("一单多条消息：乱序", "One order, several messages: out of order"),
         // A scenario without a name here shows its id.
         _ => return None,
     };
@@ -163,97 +165,194 @@ pub fn is_known(id: &str) -> bool {
 }
 
 pub fn find(id: &str) -> Result<Scenario, String> {
+    find_untitled(id).map(titled)
+}
+
+/// [`find`] without the title: the page's (it fetches the title with the guide).
+pub fn find_untitled(id: &str) -> Result<Scenario, String> {
     if let Some(orders) = check_orders(id) {
         return Ok(crate::check::small_scenario(orders, 1_000));
     }
-    all()
-        .into_iter()
-        .find(|s| s.id == id)
+    IDS.iter()
+        .find(|known| **known == id)
+        .and_then(|known| build(known))
         .ok_or_else(|| format!("unknown scenario '{id}'; allowed: {}", IDS.join(", ")))
 }
 
-/// Every built-in scenario.
-pub fn all() -> Vec<Scenario> {
-    IDS.iter().filter_map(|id| build(id)).collect()
+/// Gives a built-in scenario its title; one that has a title (or is not built in) keeps its own.
+pub fn titled(mut scenario: Scenario) -> Scenario {
+    if scenario.title_en.is_empty() && scenario.title_zh.is_empty() {
+        if let Some((en, zh)) = titles(&scenario.id) {
+            (scenario.title_en, scenario.title_zh) = (en.to_string(), zh.to_string());
+        }
+    }
+    scenario
 }
 
+/// Every built-in scenario, with its title.
+pub fn all() -> Vec<Scenario> {
+    IDS.iter().filter_map(|id| build(id)).map(titled).collect()
+}
+
+/// A built-in scenario's title (a sentence on what it shows), in English and Chinese. Not in
+/// [`build`]: the page fetches the title with the guide (`crate::guides`), so only [`find`]
+/// and [`all`] (the CLI, the tests, the insight worker) attach it.
+pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
+    Some(match id {
+        "seed-demo" => (
+            "The source demo: two orders, duplicate deliveries skipped, a third order in the next scan",
+            "源文档演示：两笔订单同库提交，重复投递被幂等拦截，第三笔订单随下一轮扫描送达",
+        ),
+        "happy-path" => (
+            "Twenty orders, nothing goes wrong: commit, scan, publish, consume, done",
+            "二十笔订单一路顺利：提交、扫描、投递、消费、完成",
+        ),
+        "rollback" => (
+            "Faults inside the local transaction: the order and its message roll back together",
+            "本地事务中途出错：订单与消息一起回滚，不留痕迹",
+        ),
+        "mq-outage-backoff" => (
+            "The MQ is down for 40 minutes: retries back off 1, 2, 4, 8, 16 min, then DEAD; a later order gets through",
+            "MQ 宕机 40 分钟：重试按 1、2、4、8、16 分钟退避，超限进入死信；稍晚的订单在恢复后送达",
+        ),
+        "consumer-crash-redelivery" => (
+            "The consumer crashes after its commit, before its ack: the redelivery is absorbed by the dedup table",
+            "消费端提交后、确认前崩溃：MQ 重新投递，去重表挡住重复",
+        ),
+        "no-idempotency" => (
+            "No dedup on the consumer: one duplicate delivery charges the customer twice",
+            "消费端不做幂等：一次重复投递，顾客被扣两次钱",
+        ),
+        "two-relays-no-lock" => (
+            "Two relay instances without a lock: both publish the same rows; the consumer's dedup absorbs the repeats",
+            "两个投递实例不加锁：同一批消息被各发一次，靠消费端幂等挡住重复",
+        ),
+        "two-relays-skip-locked" => (
+            "Two relays with SELECT … FOR UPDATE SKIP LOCKED: each takes different rows, nothing is published twice",
+            "两个投递实例用 SKIP LOCKED：各取不同的行，没有一条被重复发送",
+        ),
+        "two-relays-cas" => (
+            "Two relays with a conditional UPDATE: the loser sees 0 rows affected and does not publish",
+            "两个投递实例用乐观锁（条件更新）：抢输的一方影响 0 行，不再发送",
+        ),
+        "cas-lease-expires" => (
+            "A relay stalls longer than its claim's lease: another relay claims the row and both publish it; the stalled one's late update moves a DONE row back (try fencing=true, or claim_lease_ms=60000)",
+            "投递实例卡顿得比认领租约还久：另一个实例认领同一行，两边都发了；卡住的那个醒来后的更新把已完成的行改回已发送（试试 fencing=true 或 claim_lease_ms=60000）",
+        ),
+        "full-scan-incident" => (
+            "A per-minute full scan of 100,000 rows on a one-core database: the CPU saturates, order writes slow (try index=true)",
+            "每分钟全表扫描十万行，数据库只有一个核：CPU 打满，写入变慢（试试 index=true）",
+        ),
+        "sharded-hot-key" => (
+            "Four shards, one hot customer: 60% of orders hash to shard 0, whose backlog bounds the whole system",
+            "四个分片、一个热点客户：六成订单落在 0 号分片，它的积压决定了整体吞吐",
+        ),
+        "archive" => (
+            "Archiving: DONE rows older than two minutes move to the history table, and the hot table stays small",
+            "归档：完成超过两分钟的消息迁入历史表，热表保持小巧",
+        ),
+        "send-then-commit" => (
+            "Wrong turn: publish first, then commit. A rollback or crash after the publish leaves a ghost: the customer is charged for an order that does not exist",
+            "错误做法：先发消息再提交。发完后回滚或宕机，留下幽灵消息：顾客为不存在的订单付了钱",
+        ),
+        "commit-then-send" => (
+            "Wrong turn: commit, then publish directly. A crash in between loses the message forever: the order exists, the kitchen never hears of it",
+            "错误做法：先提交再直接发消息。两步之间宕机，消息永远丢失：订单在，厨房却不知道",
+        ),
+        "reconcile-compensate" => (
+            "Closing-time reconciliation: orders, messages and effects compared; the lost orders are found and re-published",
+            "打烊对账：订单、消息、出餐三方比对，找出丢失的订单并补发",
+        ),
+        "two-pc-n-nodes" => (
+            "2PC with five participants, each down 5% of the time: about 1 − 0.95⁵ ≈ 23% of rounds fail, and a coordinator crash blocks everyone",
+            "五个参与者的两阶段提交，每个 5% 时间不可用：约 1 − 0.95⁵ ≈ 23% 的轮次失败，协调者一宕机所有人都被锁住",
+        ),
+        "outage-dead-letters" => (
+            "A two-hour MQ outage: every message exhausts its retries and goes DEAD; after recovery the reconciler re-publishes the dead letters",
+            "MQ 宕机两小时：所有消息重试耗尽进入死信；恢复后对账任务把死信补发出去",
+        ),
+        "ai-agent-tool-call" => (
+            "An AI agent's refund tool calls go through the outbox; retries and worker crashes repeat them, and the tool_call_id dedup refunds each once",
+            "AI 智能体的退款工具调用经由本地消息表投递；重试和工作者崩溃让调用重复到达，以 tool_call_id 去重，每次只退一次款",
+        ),
+        "one-fault-three-ways" => (
+            "One fault, three ways: the order service dies right after its database work (switch mode to compare the outbox with both wrong turns)",
+            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（切换 mode，对比本地消息表与两种错误做法）",
+        ),
+        "per-key-ordering" => (
+            "One order, three messages: its first backs off after a failed publish, and paid takes effect before created",
+            "一笔订单三条消息：第一条发送失败退避，“支付”先于“创建”生效",
+        ),
+        "cdc-relay" => (
+            "A connector tails the commit log (Debezium-style): no scans, no status updates; a crash before it stores its position publishes one message twice, and dedup absorbs it",
+            "连接器读提交日志（Debezium 的做法）：不扫表、不改状态；记下位置前崩溃，一条消息发了两次，去重挡住",
+        ),
+        "cdc-log-retention" => (
+            "The MQ is down 40 minutes: the connector retries, nothing goes DEAD, but the log is kept 20 minutes; two records expire unread and the reconciler re-publishes them",
+            "MQ 宕机 40 分钟：连接器一直重试、不进死信，但日志只留 20 分钟，两条没读到就被清掉，靠对账补发",
+        ),
+        "half-message" => (
+            "RocketMQ transactional messages: a rollback drops its half message, a crash loses the commit and the broker checks back, and during an MQ outage orders are refused",
+            "RocketMQ 事务消息：回滚就撤回半消息；宕机丢了“提交”，由 Broker 回查；MQ 宕机期间订单被拒",
+        ),
+        _ => return None,
+    })
+}
+
+/// A built-in scenario's config and script, untitled (see [`titles`]).
 fn build(id: &str) -> Option<Scenario> {
     let mut config = Config::default();
-    let (title_en, title_zh, script) = match id {
+    let script = match id {
         "seed-demo" => {
             // The source document's four steps: two orders committed with their messages;
             // one scan delivers both, each twice, and the kitchen throws the repeats away;
             // a third order goes out with the next scan.
             config.batch_size = 5;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "The source demo: two orders, duplicate deliveries skipped, a third order in the next scan",
-                "源文档演示：两笔订单同库提交，重复投递被幂等拦截，第三笔订单随下一轮扫描送达",
-                vec![
-                    set(0, "mq_duplicate_rate", "1"),
-                    order(0, "A001", 9_990),
-                    order(0, "A002", 19_900),
-                    set(6 * MINUTE_MS, "mq_duplicate_rate", "0"),
-                    order(6 * MINUTE_MS, "A003", 5_900),
-                ],
-            )
+            vec![
+                set(0, "mq_duplicate_rate", "1"),
+                order(0, "A001", 9_990),
+                order(0, "A002", 19_900),
+                set(6 * MINUTE_MS, "mq_duplicate_rate", "0"),
+                order(6 * MINUTE_MS, "A003", 5_900),
+            ]
         }
         "happy-path" => {
             config.orders = 20;
             config.order_interval_ms = 15 * SECOND_MS;
             config.settle_after_ms = 10 * MINUTE_MS;
-            (
-                "Twenty orders, nothing goes wrong: commit, scan, publish, consume, done",
-                "二十笔订单一路顺利：提交、扫描、投递、消费、完成",
-                vec![],
-            )
+            vec![]
         }
         "rollback" => {
             config.settle_after_ms = 10 * MINUTE_MS;
-            (
-                "Faults inside the local transaction: the order and its message roll back together",
-                "本地事务中途出错：订单与消息一起回滚，不留痕迹",
-                vec![
-                    order(0, "A001", 9_990),
-                    failing_order(10 * SECOND_MS, "B001", 1_500, TxFault::AfterOrderInsert),
-                    failing_order(20 * SECOND_MS, "B002", 2_500, TxFault::AfterMessageInsert),
-                    failing_order(30 * SECOND_MS, "B003", 3_500, TxFault::AtCommit),
-                    order(40 * SECOND_MS, "A001", 9_990),
-                    order(50 * SECOND_MS, "A002", 19_900),
-                ],
-            )
+            vec![
+                order(0, "A001", 9_990),
+                failing_order(10 * SECOND_MS, "B001", 1_500, TxFault::AfterOrderInsert),
+                failing_order(20 * SECOND_MS, "B002", 2_500, TxFault::AfterMessageInsert),
+                failing_order(30 * SECOND_MS, "B003", 3_500, TxFault::AtCommit),
+                order(40 * SECOND_MS, "A001", 9_990),
+                order(50 * SECOND_MS, "A002", 19_900),
+            ]
         }
         "mq-outage-backoff" => {
             config.scan_interval_ms = 30 * SECOND_MS;
             config.mq_outage_from_ms = 0;
             config.mq_outage_ms = 40 * MINUTE_MS;
-            (
-                "The MQ is down for 40 minutes: retries back off 1, 2, 4, 8, 16 min, then DEAD; a later order gets through",
-                "MQ 宕机 40 分钟：重试按 1、2、4、8、16 分钟退避，超限进入死信；稍晚的订单在恢复后送达",
-                vec![order(0, "A001", 9_990), order(20 * MINUTE_MS, "A002", 19_900)],
-            )
+            vec![order(0, "A001", 9_990), order(20 * MINUTE_MS, "A002", 19_900)]
         }
         "consumer-crash-redelivery" => {
             config.settle_after_ms = 10 * MINUTE_MS;
-            (
-                "The consumer crashes after its commit, before its ack: the redelivery is absorbed by the dedup table",
-                "消费端提交后、确认前崩溃：MQ 重新投递，去重表挡住重复",
-                vec![
-                    at(0, Command::CrashConsumerBeforeAck),
-                    order(0, "A001", 9_990),
-                    order(0, "A002", 19_900),
-                    order(0, "A003", 5_900),
-                ],
-            )
+            vec![
+                at(0, Command::CrashConsumerBeforeAck),
+                order(0, "A001", 9_990),
+                order(0, "A002", 19_900),
+                order(0, "A003", 5_900),
+            ]
         }
         "no-idempotency" => {
             config.idempotent = false;
             config.settle_after_ms = 10 * MINUTE_MS;
-            (
-                "No dedup on the consumer: one duplicate delivery charges the customer twice",
-                "消费端不做幂等：一次重复投递，顾客被扣两次钱",
-                vec![at(0, Command::DuplicateNextDelivery), order(0, "P001", 19_900), order(0, "P002", 5_900)],
-            )
+            vec![at(0, Command::DuplicateNextDelivery), order(0, "P001", 19_900), order(0, "P002", 5_900)]
         }
         "two-relays-no-lock" => {
             // The source's second incident: two instances, no lock, one payment delivered twice.
@@ -261,11 +360,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.lock = LockMode::None;
             config.scan_interval_ms = 30 * SECOND_MS;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "Two relay instances without a lock: both publish the same rows; the consumer's dedup absorbs the repeats",
-                "两个投递实例不加锁：同一批消息被各发一次，靠消费端幂等挡住重复",
-                payments(4),
-            )
+            payments(4)
         }
         "two-relays-skip-locked" => {
             config.relays = 2;
@@ -273,22 +368,14 @@ fn build(id: &str) -> Option<Scenario> {
             config.scan_interval_ms = 30 * SECOND_MS;
             config.batch_size = 3;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "Two relays with SELECT … FOR UPDATE SKIP LOCKED: each takes different rows, nothing is published twice",
-                "两个投递实例用 SKIP LOCKED：各取不同的行，没有一条被重复发送",
-                payments(8),
-            )
+            payments(8)
         }
         "two-relays-cas" => {
             config.relays = 2;
             config.lock = LockMode::Cas;
             config.scan_interval_ms = 30 * SECOND_MS;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "Two relays with a conditional UPDATE: the loser sees 0 rows affected and does not publish",
-                "两个投递实例用乐观锁（条件更新）：抢输的一方影响 0 行，不再发送",
-                payments(4),
-            )
+            payments(4)
         }
         "cas-lease-expires" => {
             // Relay 0 claims PAY-001 and stalls for 8 s; its 3 s lease runs out, relay 1
@@ -300,11 +387,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.settle_after_ms = MINUTE_MS;
             let mut script = payments(3);
             script.push(at(4_500, Command::PauseNextRelay { pause_ms: 8 * SECOND_MS }));
-            (
-                "A relay stalls longer than its claim's lease: another relay claims the row and both publish it; the stalled one's late update moves a DONE row back (try fencing=true, or claim_lease_ms=60000)",
-                "投递实例卡顿得比认领租约还久：另一个实例认领同一行，两边都发了；卡住的那个醒来后的更新把已完成的行改回已发送（试试 fencing=true 或 claim_lease_ms=60000）",
-                script,
-            )
+            script
         }
         "full-scan-incident" => {
             // The source's first incident: a per-minute scan without the index on a big table.
@@ -319,11 +402,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.orders = 120;
             config.order_interval_ms = 2 * SECOND_MS;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "A per-minute full scan of 100,000 rows on a one-core database: the CPU saturates, order writes slow (try index=true)",
-                "每分钟全表扫描十万行，数据库只有一个核：CPU 打满，写入变慢（试试 index=true）",
-                vec![],
-            )
+            vec![]
         }
         "sharded-hot-key" => {
             config.shards = 4;
@@ -333,11 +412,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.scan_interval_ms = 10 * SECOND_MS;
             config.batch_size = 10;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "Four shards, one hot customer: 60% of orders hash to shard 0, whose backlog bounds the whole system",
-                "四个分片、一个热点客户：六成订单落在 0 号分片，它的积压决定了整体吞吐",
-                vec![],
-            )
+            vec![]
         }
         "archive" => {
             config.orders = 200;
@@ -346,11 +421,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.archive_after_ms = 2 * MINUTE_MS;
             config.archive_interval_ms = MINUTE_MS;
             config.settle_after_ms = 10 * MINUTE_MS;
-            (
-                "Archiving: DONE rows older than two minutes move to the history table, and the hot table stays small",
-                "归档：完成超过两分钟的消息迁入历史表，热表保持小巧",
-                vec![],
-            )
+            vec![]
         }
         "send-then-commit" => {
             config.mode = Mode::SendThenCommit;
@@ -359,11 +430,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.tx_fail_rate = 100_000;
             config.order_crash_rate = 100_000;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "Wrong turn: publish first, then commit. A rollback or crash after the publish leaves a ghost: the customer is charged for an order that does not exist",
-                "错误做法：先发消息再提交。发完后回滚或宕机，留下幽灵消息：顾客为不存在的订单付了钱",
-                vec![],
-            )
+            vec![]
         }
         "commit-then-send" => {
             config.mode = Mode::CommitThenSend;
@@ -372,11 +439,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.tx_fail_rate = 100_000;
             config.order_crash_rate = 100_000;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "Wrong turn: commit, then publish directly. A crash in between loses the message forever: the order exists, the kitchen never hears of it",
-                "错误做法：先提交再直接发消息。两步之间宕机，消息永远丢失：订单在，厨房却不知道",
-                vec![],
-            )
+            vec![]
         }
         "reconcile-compensate" => {
             config.mode = Mode::CommitThenSend;
@@ -386,11 +449,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.reconcile_interval_ms = 10 * MINUTE_MS;
             config.reconcile_grace_ms = 2 * MINUTE_MS;
             config.settle_after_ms = 30 * MINUTE_MS;
-            (
-                "Closing-time reconciliation: orders, messages and effects compared; the lost orders are found and re-published",
-                "打烊对账：订单、消息、出餐三方比对，找出丢失的订单并补发",
-                vec![],
-            )
+            vec![]
         }
         "two-pc-n-nodes" => {
             config.mode = Mode::TwoPc;
@@ -400,11 +459,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.orders = 400;
             config.order_interval_ms = 3 * SECOND_MS;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "2PC with five participants, each down 5% of the time: about 1 − 0.95⁵ ≈ 23% of rounds fail, and a coordinator crash blocks everyone",
-                "五个参与者的两阶段提交，每个 5% 时间不可用：约 1 − 0.95⁵ ≈ 23% 的轮次失败，协调者一宕机所有人都被锁住",
-                vec![],
-            )
+            vec![]
         }
         "outage-dead-letters" => {
             config.scan_interval_ms = MINUTE_MS;
@@ -413,11 +468,7 @@ fn build(id: &str) -> Option<Scenario> {
             config.reconcile_interval_ms = 3 * 60 * MINUTE_MS;
             config.reconcile_grace_ms = 0;
             config.settle_after_ms = 3 * 60 * MINUTE_MS + MINUTE_MS;
-            (
-                "A two-hour MQ outage: every message exhausts its retries and goes DEAD; after recovery the reconciler re-publishes the dead letters",
-                "MQ 宕机两小时：所有消息重试耗尽进入死信；恢复后对账任务把死信补发出去",
-                (1..=6).map(|n| order(n * 5 * MINUTE_MS, &format!("A{n:03}"), 1_000 * n)).collect(),
-            )
+            (1..=6).map(|n| order(n * 5 * MINUTE_MS, &format!("A{n:03}"), 1_000 * n)).collect()
         }
         "ai-agent-tool-call" => {
             // Agent steps record a refund tool call in the outbox; retries and crashes repeat it.
@@ -426,24 +477,39 @@ fn build(id: &str) -> Option<Scenario> {
             config.consumer_crash_rate = 200_000;
             config.ack_timeout_ms = 20 * SECOND_MS;
             config.settle_after_ms = 10 * MINUTE_MS;
-            (
-                "An AI agent's refund tool calls go through the outbox; retries and worker crashes repeat them, and the tool_call_id dedup refunds each once",
-                "AI 智能体的退款工具调用经由本地消息表投递；重试和工作者崩溃让调用重复到达，以 tool_call_id 去重，每次只退一次款",
-                (1..=12)
-                    .map(|n| order(n * 7 * SECOND_MS, &format!("tool_call_{:04x}", 0x3a00 + n * 37), 500 + n * 250))
-                    .collect(),
-            )
+            (1..=12)
+                .map(|n| order(n * 7 * SECOND_MS, &format!("tool_call_{:04x}", 0x3a00 + n * 37), 500 + n * 250))
+                .collect()
         }
         "one-fault-three-ways" => {
             // One crash of the order service right after its database work, in whichever mode.
             config.scan_interval_ms = 30 * SECOND_MS;
             config.settle_after_ms = 5 * MINUTE_MS;
             let crashing = OrderRequest { biz_key: "B002".into(), amount_cents: 4_200, fault: None, crash: true };
-            (
-                "One fault, three ways: the order service dies right after its database work (switch mode to compare the outbox with both wrong turns)",
-                "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（切换 mode，对比本地消息表与两种错误做法）",
-                vec![order(0, "B001", 1_800), at(10 * SECOND_MS, Command::PlaceOrder(crashing)), order(20 * SECOND_MS, "B003", 2_600)],
-            )
+            vec![
+                order(0, "B001", 1_800),
+                at(10 * SECOND_MS, Command::PlaceOrder(crashing)),
+                order(20 * SECOND_MS, "B003", 2_600),
+            ]
+        }
+        "per-key-ordering" => {
+            // One order, three messages: created, paid, shipped. The broker is down for the
+            // relay's first scan, so A001's publish fails and backs off a minute; its later
+            // steps commit meanwhile and the next scan finds them due and A001 not: "paid"
+            // takes effect before "created". ordering=per_key holds each step until the one
+            // before it is sent (one scan later each: the cost); relay=cdc reads the log in
+            // commit order and keeps them in order anyway.
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.mq_outage_from_ms = 0;
+            config.mq_outage_ms = 45 * SECOND_MS;
+            config.settle_after_ms = 5 * MINUTE_MS;
+            vec![
+                order(0, "A001", 9_990),
+                order(40 * SECOND_MS, "A001.paid", 9_990),
+                order(50 * SECOND_MS, "A001.shipped", 9_990),
+                order(3 * MINUTE_MS, "B001", 5_900),
+                order(3 * MINUTE_MS + 10 * SECOND_MS, "B001.paid", 5_900),
+            ]
         }
         "cdc-relay" => {
             // Debezium's way: no scan, no status update; the connector reads the commits from
@@ -451,18 +517,14 @@ fn build(id: &str) -> Option<Scenario> {
             // restart publishes that message again and the dedup table absorbs the copy.
             config.relay = RelayKind::Cdc;
             config.settle_after_ms = 5 * MINUTE_MS;
-            (
-                "A connector tails the commit log (Debezium-style): no scans, no status updates; a crash before it stores its position publishes one message twice, and dedup absorbs it",
-                "连接器读提交日志（Debezium 的做法）：不扫表、不改状态；记下位置前崩溃，一条消息发了两次，去重挡住",
-                vec![
-                    at(0, Command::CrashRelayAfterPublish),
-                    order(0, "A001", 9_990),
-                    order(0, "A002", 19_900),
-                    order(0, "A003", 5_900),
-                    order(20 * SECOND_MS, "A004", 12_000),
-                    order(21 * SECOND_MS, "A005", 3_300),
-                ],
-            )
+            vec![
+                at(0, Command::CrashRelayAfterPublish),
+                order(0, "A001", 9_990),
+                order(0, "A002", 19_900),
+                order(0, "A003", 5_900),
+                order(20 * SECOND_MS, "A004", 12_000),
+                order(21 * SECOND_MS, "A005", 3_300),
+            ]
         }
         "cdc-log-retention" => {
             // The broker is down for 40 minutes: the connector keeps retrying the first record
@@ -475,16 +537,12 @@ fn build(id: &str) -> Option<Scenario> {
             config.log_retention_ms = 20 * MINUTE_MS;
             config.reconcile_interval_ms = 10 * MINUTE_MS;
             config.reconcile_grace_ms = 50 * MINUTE_MS;
-            (
-                "The MQ is down 40 minutes: the connector retries, nothing goes DEAD, but the log is kept 20 minutes; two records expire unread and the reconciler re-publishes them",
-                "MQ 宕机 40 分钟：连接器一直重试、不进死信，但日志只留 20 分钟，两条没读到就被清掉，靠对账补发",
-                vec![
-                    order(0, "A001", 9_990),
-                    order(MINUTE_MS, "A002", 19_900),
-                    order(25 * MINUTE_MS, "A003", 5_900),
-                    order(45 * MINUTE_MS, "A004", 12_000),
-                ],
-            )
+            vec![
+                order(0, "A001", 9_990),
+                order(MINUTE_MS, "A002", 19_900),
+                order(25 * MINUTE_MS, "A003", 5_900),
+                order(45 * MINUTE_MS, "A004", 12_000),
+            ]
         }
         "half-message" => {
             // No outbox table: a half message first, then the local transaction, then its
@@ -495,21 +553,17 @@ fn build(id: &str) -> Option<Scenario> {
             config.mq_outage_ms = 2 * MINUTE_MS;
             config.settle_after_ms = 5 * MINUTE_MS;
             let crashing = OrderRequest { biz_key: "A002".into(), amount_cents: 19_900, fault: None, crash: true };
-            (
-                "RocketMQ transactional messages: a rollback drops its half message, a crash loses the commit and the broker checks back, and during an MQ outage orders are refused",
-                "RocketMQ 事务消息：回滚就撤回半消息；宕机丢了“提交”，由 Broker 回查；MQ 宕机期间订单被拒",
-                vec![
-                    order(0, "A001", 9_990),
-                    failing_order(10 * SECOND_MS, "B001", 1_500, TxFault::AtCommit),
-                    at(20 * SECOND_MS, Command::PlaceOrder(crashing)),
-                    order(4 * MINUTE_MS, "A003", 5_900),
-                    order(6 * MINUTE_MS, "A004", 12_000),
-                ],
-            )
+            vec![
+                order(0, "A001", 9_990),
+                failing_order(10 * SECOND_MS, "B001", 1_500, TxFault::AtCommit),
+                at(20 * SECOND_MS, Command::PlaceOrder(crashing)),
+                order(4 * MINUTE_MS, "A003", 5_900),
+                order(6 * MINUTE_MS, "A004", 12_000),
+            ]
         }
         _ => return None,
     };
-    Some(Scenario { id: id.to_string(), title_en: title_en.into(), title_zh: title_zh.into(), config, script })
+    Some(Scenario { id: id.to_string(), title_en: String::new(), title_zh: String::new(), config, script })
 }
 
 /// A command a person gave in the middle of a run: after the log held `after_events`
@@ -649,7 +703,16 @@ impl RunSpec {
 
     /// A built-in scenario with its own config.
     pub fn builtin(id: &str, seed: u64) -> Result<RunSpec, String> {
-        let scenario = find(id)?;
+        Self::builtin_untitled(id, seed).map(|mut spec| {
+            spec.scenario = titled(spec.scenario);
+            spec
+        })
+    }
+
+    /// [`Self::builtin`] without the scenario's title: the page's (it fetches the title with
+    /// the guide, so the titles are not in its first load).
+    pub fn builtin_untitled(id: &str, seed: u64) -> Result<RunSpec, String> {
+        let scenario = find_untitled(id)?;
         let config = scenario.config.clone();
         Ok(RunSpec { scenario, config, seed, interventions: Vec::new(), path: String::new() })
     }

@@ -8,7 +8,7 @@
 //! consumer's (`dedup`, `charges`). Every statement is executable as it stands; what is not
 //! SQL (a publish to the MQ, a crash) is a [`Expect::Note`] made of comment lines.
 
-use super::config::{Config, LockMode};
+use super::config::{Config, LockMode, Ordering};
 use super::event::{BizKey, DeliveryCause, Event, EventKind, HalfAnswer, Injection, Payload, RollbackCause, TxFault};
 use super::order_service::{OrderDb, OrderRow};
 use super::outbox_table::{shard_of, OutboxRow};
@@ -269,9 +269,15 @@ pub fn scan_sql(config: &Config, shard: u32, now_ms: u64) -> String {
         LockMode::SkipLocked => "\n   FOR UPDATE SKIP LOCKED;",
         LockMode::Cas => ";  -- then claim each row with a conditional UPDATE",
     };
+    // ordering=per_key: a step waits while the step before it (`A001` for `A001.paid`,
+    // `A001.paid` for `A001.shipped`: crate::sim::order_steps) is still PENDING.
+    let (alias, hold) = match config.ordering {
+        Ordering::PerKey => (" o", "\n   AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.status = 'PENDING' AND e.biz_key =\n         CASE WHEN o.biz_key LIKE '%.shipped' THEN left(o.biz_key, -8) || '.paid'\n              WHEN o.biz_key LIKE '%.paid' THEN left(o.biz_key, -5) END)"),
+        Ordering::None => ("", ""),
+    };
     fill(
-        "SELECT id, biz_key, payload, retry_count\n  FROM outbox\n WHERE shard = $ AND status = 'PENDING' AND next_retry_at <= $\n ORDER BY next_retry_at, id\n LIMIT $$",
-        &[A::N(shard.into()), A::T(now_ms), A::N(config.batch_size), A::S(lock)],
+        "SELECT id, biz_key, payload, retry_count\n  FROM outbox$\n WHERE shard = $ AND status = 'PENDING' AND next_retry_at <= $$\n ORDER BY next_retry_at, id\n LIMIT $$",
+        &[A::S(alias), A::N(shard.into()), A::T(now_ms), A::S(hold), A::N(config.batch_size), A::S(lock)],
     )
 }
 

@@ -72,9 +72,12 @@ impl World {
             if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_none()) {
                 let as_of_ms = relay.scan_started_at_ms;
                 let due = self.order_db.outbox.scan_due(relay.shard, as_of_ms, relay::SNAPSHOT_ROWS, |_| false);
+                let outbox = &self.order_db.outbox;
+                let held = due.picked.iter().copied().filter(|id| outbox.earlier_step_pending(*id)).collect();
                 let relay = &mut self.relays[*relay_id as usize];
                 relay.snapshot = due.picked;
                 relay.snapshot_at_ms = as_of_ms;
+                relay.snapshot_held = held;
             }
         }
         // A blocked scan that goes on locks the latest version of each snapshot row it

@@ -251,7 +251,7 @@ impl Lab {
 
     /// Plays a fresh built-in scenario (no interventions) from the start.
     pub fn load(&self, id: &str, seed: u64) {
-        match RunSpec::builtin(id, seed) {
+        match RunSpec::builtin_untitled(id, seed) {
             Ok(spec) => {
                 self.playing.set(false);
                 self.play(spec, |lab, run| lab.show_run(run, 0), None);
@@ -569,6 +569,35 @@ fn url_sync(lab: Lab) {
         })
         .forget();
     });
+}
+
+/// Fetches the text at `url` and hands it (or why not) to `done`. Plain callbacks, no async
+/// executor: that would weigh on the first load.
+pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static) {
+    fetch_boxed(url, Box::new(done))
+}
+
+/// [`fetch_text`] for every caller once (a copy per caller's closure weighs on the first load).
+fn fetch_boxed(url: &str, done: Box<dyn FnOnce(Result<String, String>)>) {
+    use leptos::wasm_bindgen::{closure::Closure, JsCast};
+    let Ok(xhr) = web_sys::XmlHttpRequest::new() else {
+        return done(Err("no XMLHttpRequest".into()));
+    };
+    if let Err(e) = xhr.open("GET", url) {
+        return done(Err(e.as_string().unwrap_or_default()));
+    }
+    let req = xhr.clone();
+    let on_end = Closure::<dyn FnMut()>::once(move || {
+        let status = req.status().unwrap_or(0);
+        done(match req.response_text() {
+            Ok(Some(t)) if status == 200 => Ok(t),
+            _ if status == 0 => Err("network error".into()),
+            _ => Err(format!("HTTP {status}")),
+        })
+    });
+    xhr.set_onloadend(Some(on_end.as_ref().unchecked_ref()));
+    on_end.forget();
+    let _ = xhr.send();
 }
 
 /// Focuses an element once the page has drawn the change that is under way (the element may

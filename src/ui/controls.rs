@@ -280,15 +280,54 @@ fn RunPicker(lab: Lab) -> impl IntoView {
     }
 }
 
+/// Where each built-in scenario's title and guide are, next to index.html (relative, so
+/// sub-paths work): `scenarios/<id>.txt` (made by `tests/guides_asset.rs`).
+pub const SCENARIO_NOTES: &str = "scenarios";
+
 /// The scenario's title and guide, and the settings that differ from its own.
 #[component]
 fn ScenarioNotes(lab: Lab) -> impl IntoView {
+    // A built-in scenario's title and guide are fetched when it comes on screen (not in the
+    // first load). One string: the id they are for, then (once here) the file's four lines:
+    // Chinese title, Chinese guide, English title, English guide. A signal of a type the page
+    // already has: a new one costs the first load more than the text it holds.
+    let notes = RwSignal::new(String::new());
+    Effect::new(move |_| {
+        let id = lab.run.with(|r| r.spec.scenario.id.clone());
+        if notes.with_untracked(|n| n.split('\n').next() == Some(id.as_str())) {
+            return;
+        }
+        notes.set(id.clone());
+        if !crate::sim::scenario::IDS.contains(&id.as_str()) {
+            return;
+        }
+        super::app::fetch_text(&format!("{SCENARIO_NOTES}/{id}.txt"), move |got| {
+            // Notes that do not come leave the title and guide empty; the picker names the run.
+            let Ok(text) = got else { return };
+            notes.try_update(|n| {
+                if *n == id {
+                    *n = format!("{id}\n{text}");
+                }
+            });
+        });
+    });
+    let line = move |zh: usize, en: usize| {
+        let n = if lab.lang.get() == Lang::Zh { zh } else { en };
+        notes.with(|text| text.split('\n').nth(n).unwrap_or_default().trim().to_string())
+    };
+    // A run's own title (an imported file's, a checker's run) comes first.
     let title = move || {
-        lab.run.with(|r| match lab.lang.get() {
+        let own = lab.run.with(|r| match lab.lang.get() {
             Lang::Zh => r.spec.scenario.title_zh.clone(),
             Lang::En => r.spec.scenario.title_en.clone(),
-        })
+        });
+        if own.is_empty() {
+            line(1, 3)
+        } else {
+            own
+        }
     };
+    let guide_text = move || line(2, 4);
     // Settings that differ from the scenario's own: its description speaks of those.
     let changed = move || {
         lab.run.with(|r| {
@@ -298,9 +337,7 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
     };
     view! {
         <p class="scenario-title" data-testid="scenario-title">{title}</p>
-        <p class="guide" data-testid="guide">
-            {move || lab.run.with(|r| super::i18n::guide(lab.lang.get(), &r.spec.scenario.id))}
-        </p>
+        <p class="guide" data-testid="guide" hidden=move || guide_text().is_empty()>{guide_text}</p>
         <p class="guide changed" data-testid="changed-settings" hidden=move || changed().is_empty()>
             {tr(lab, "changed_settings")} " " <code>{changed}</code>
         </p>

@@ -159,6 +159,7 @@ impl Words {
             "no_double" => l("不重：同一单只生效一次", "No double effect"),
             "one_publisher" => l("独占：一行只由一个中继发送", "One relay per row: no row published by two"),
             "forward_only" => l("状态只进不退", "Status moves forward only"),
+            "in_order" => l("同一订单的消息按序生效", "Each order's messages take effect in order"),
             "ok" => l("成立", "holds"),
             "broken_at" => l("被打破，在事件", "broken at event"),
             "ahead" => l("之后会在事件", "breaks later at event"),
@@ -318,9 +319,11 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
     let zh = w.lang == Lang::Zh;
     let m = w.vocab == Vocab::Metaphor;
     match &e.kind {
-        RelayScanned { rows_examined, picked, index, .. } => {
+        RelayScanned { rows_examined, picked, index, held, .. } => {
             let k = picked.len();
-            match (zh, m, k, *index) {
+            // A scan that held rows back was not empty-handed: it says what it held.
+            let shown = if held.is_empty() { k } else { k.max(1) };
+            let took = match (zh, m, shown, *index) {
                 (true, true, 0, _) => format!("跑堂巡视票夹（看了 {rows_examined} 张）：没有到点的小票，空手回去"),
                 (true, true, _, true) => format!("跑堂巡视票夹，看了 {rows_examined} 张，取走 {k} 张到点的小票"),
                 (true, true, _, false) => format!("跑堂把整个票夹从头翻到尾（{rows_examined} 张），取走 {k} 张到点的小票"),
@@ -331,6 +334,14 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (false, true, _, false) => format!("The runner leafs through the whole rack ({rows_examined} tickets) and takes {k} due ticket(s)"),
                 (false, false, _, true) => format!("Relay scan: {rows_examined} row(s) examined through the (status, next_retry_at) index, {k} due PENDING picked"),
                 (false, false, _, false) => format!("Relay scan without the index: a Seq Scan read all {rows_examined} row(s) of the table, {k} due PENDING picked"),
+            };
+            let h = held.len();
+            match (h, zh, m) {
+                (0, ..) => took,
+                (_, true, true) => format!("{took}；同单后续 {h} 张压着，等前一张送出"),
+                (_, true, false) => format!("{took}；扣住 {h} 条：同订单的前一步仍是 PENDING"),
+                (_, false, true) => format!("{took}; {h} later ticket(s) wait for the one before"),
+                (_, false, false) => format!("{took}; {h} held: an earlier step of the order is PENDING"),
             }
         }
         RelayScanStarted { relay_id, shard, done_at_ms } => {
@@ -713,31 +724,4 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
 /// A scenario's name in the picker (the id stays in the link).
 pub fn scenario_name(lang: Lang, id: &str) -> Option<&'static str> {
     crate::sim::scenario::name(id, lang == Lang::Zh)
-}
-
-/// What to watch for in a built-in scenario, and one thing to try.
-pub fn guide(lang: Lang, scenario: &str) -> &'static str {
-    let zh = lang == Lang::Zh;
-    match (scenario, zh) {
-        ("seed-demo", true) => "看点：A001、A002 与各自的小票在同一笔里落定；5 分钟后一轮扫描把两张都送出；窗口把每张都递了两次，后厨凭订单钉把重复的扔进废纸篓。试试：在开头把「消费端幂等」改成 false，再到结尾看「不重」徽章。",
-        ("seed-demo", false) => "Watch: A001 and A002 are committed with their tickets in one stroke; one scan five minutes later sends both; the window passes each twice and the kitchen bins the repeats by the spike. Try: at the start set \"Idempotent consumer\" to false, then look at the no-double-effect badge at the end.",
-        ("happy-path", true) => "看点：二十笔订单，一切顺利——每张小票都走完 待送 → 已送 → 完成。试试：把「每轮最多取」改成 2，看票夹里的积压和一致性窗口如何变长。",
-        ("happy-path", false) => "Watch: twenty orders and nothing goes wrong — every ticket goes PENDING → SENT → DONE. Try: set the batch size to 2 and watch the backlog on the rack and the consistency window grow.",
-        ("rollback", true) => "看点：三笔订单在事务的不同位置出错，订单和小票一起消失，票夹上不留痕迹；重复的订单号被唯一索引拒绝。试试：在任意一步注入「提交时出错」的新订单，再看 SQL 面板里的 ROLLBACK。",
-        ("rollback", false) => "Watch: three orders fail at different points of their transaction; the order and its ticket vanish together; a repeated order number is refused by the unique index. Try: inject a new order that fails at COMMIT and read the ROLLBACK in the SQL panel.",
-        ("mq-outage-backoff", true) => "看点：窗口关了 40 分钟，A001 每次都送不出去，重试间隔 1、2、4、8、16 分钟，第 6 次失败进了死信托盘；窗口恢复后，A002 顺利送达。试试：在开头把「重试上限」改成 10，A001 就能熬过这次停机。",
-        ("mq-outage-backoff", false) => "Watch: the MQ is down for 40 minutes; A001 fails each time, backing off 1, 2, 4, 8, 16 minutes, and lands in the dead-letter tray after its sixth failure; once the MQ is back, A002 gets through. Try: at the start set the retry limit to 10 and A001 survives the outage.",
-        ("consumer-crash-redelivery", true) => "看点：后厨做完第一张单、还没回话就晕倒了；窗口等不到回话，过一会儿把同一张单再递一次，订单钉挡住了重复，顾客只付一次钱。试试：关掉幂等再看一遍。",
-        ("consumer-crash-redelivery", false) => "Watch: the kitchen cooks the first ticket and faints before replying; the window hears nothing and passes the same ticket again later; the spike stops the repeat and the customer pays once. Try: turn idempotency off and watch again.",
-        ("no-idempotency", true) => "看点：后厨不查订单钉，窗口把 P001 递了两次，顾客被扣了两次钱——「不重」徽章变红，点它跳到出错的那一步。试试：在开头把「消费端幂等」改回 true。",
-        ("no-idempotency", false) => "Watch: the kitchen never checks the spike; the window passes P001 twice and the customer is charged twice — the no-double-effect badge turns red; click it to jump to the event. Try: set \"Idempotent consumer\" back to true at the start.",
-        ("cdc-relay", true) => "看点：没人翻票夹，抄单员照复写簿按签单先后送单；他没挪书签就摔倒，回来重抄，A001 送了两次，订单钉挡住重复。试试：关掉幂等。",
-        ("cdc-relay", false) => "Watch: nobody searches the rack; a clerk copies the carbon book in signing order, falls before moving his bookmark, and hands A001 in twice; the spike stops the repeat. Try: turn idempotency off.",
-        ("cdc-log-retention", true) => "看点：窗口关着，抄单员拿着 A001 一直等，不进死信；复写簿只留 20 分钟，两张底联没抄就被撕，靠对账补发。试试：把日志保留改成 0。",
-        ("cdc-log-retention", false) => "Watch: the window is shut and the clerk waits with A001, nothing goes DEAD; the book keeps pages 20 minutes, two are torn out unread, and reconciliation re-sends them. Try: log retention 0.",
-        ("half-message", true) => "看点：收银员先递挂单再签单；B001 回滚，挂单作废；A002 签完收银员晕倒，后厨一分钟后打电话回查，才开做；MQ 停机时 A003 根本下不了单。试试：在「洞察」里看同一故障的四条路。",
-        ("half-message", false) => "Watch: a hold ticket first, then the order; B001 rolls back and its hold is cancelled; the cashier faints after signing A002, and the kitchen calls back a minute later; while the MQ is down A003 cannot be ordered at all. Try: the insight panel's lanes.",
-        (_, true) => "",
-        (_, false) => "",
-    }
 }

@@ -5,7 +5,7 @@
 //! each "show me" is a button with `data-go="?scenario=…&cfg=…"` (markup of our own, written
 //! and escaped by the generator).
 
-use super::app::{focus_after_render, reveal_stage, tr, Lab};
+use super::app::{fetch_text as fetch, focus_after_render, reveal_stage, tr, Lab};
 use super::i18n::Lang;
 use super::insight::{self, Parts};
 use super::markup::Markup;
@@ -122,28 +122,4 @@ pub fn Lessons(lab: Lab, open: bool, insight: RwSignal<Option<String>>) -> impl 
             </section>
         </div>
     }
-}
-
-/// Fetches the text at `url` and hands it (or why not) to `done`. Plain callbacks, no async
-/// executor: that would weigh on the first load.
-fn fetch(url: &str, done: impl FnOnce(Result<String, String>) + 'static) {
-    use leptos::wasm_bindgen::closure::Closure;
-    let Ok(xhr) = web_sys::XmlHttpRequest::new() else {
-        return done(Err("no XMLHttpRequest".into()));
-    };
-    if let Err(e) = xhr.open("GET", url) {
-        return done(Err(e.as_string().unwrap_or_default()));
-    }
-    let req = xhr.clone();
-    let on_end = Closure::<dyn FnMut()>::once(move || {
-        let status = req.status().unwrap_or(0);
-        done(match req.response_text() {
-            Ok(Some(t)) if status == 200 => Ok(t),
-            _ if status == 0 => Err("network error".into()),
-            _ => Err(format!("HTTP {status}")),
-        })
-    });
-    xhr.set_onloadend(Some(on_end.as_ref().unchecked_ref()));
-    on_end.forget();
-    let _ = xhr.send();
 }

@@ -4,10 +4,11 @@
 //! said so (the runner walks on relay events, a bubble names the current event).
 
 use super::app::Lab;
-use super::i18n::{bubble, Words};
+use super::i18n::{bubble, Lang, Words};
 use super::markup::{Markup, SvgMarkup};
 use super::timeline::{clock, touched_msg, Frame};
 use crate::markup::Html;
+use crate::sim::config::Ordering;
 use crate::sim::event::Actor;
 use crate::sim::event::{DeliveryCause, EventKind};
 use crate::sim::outbox_table::{OutboxRow, Status};
@@ -311,6 +312,11 @@ impl Stage<'_> {
                 (Some(row.id) == self.touched, " changed"),
                 (picked.contains(&row.id) && row.status == Status::Pending, " next-pick"),
                 (carried.contains(&row.id), " carried"),
+                // ordering=per_key: the next scan holds it while the step before is PENDING.
+                (
+                    f.config.ordering == Ordering::PerKey && f.world.order_db.outbox.earlier_step_pending(row.id),
+                    " held",
+                ),
             ];
             self.ticket(i, row, marks.map(|(on, mark)| if on { mark } else { "" }));
         }
@@ -326,22 +332,33 @@ impl Stage<'_> {
     }
 
     /// One ticket of the rack, in place `i` (five to a row), with its marks (" changed"…).
-    fn ticket(&mut self, i: usize, row: &OutboxRow, marks: [&str; 3]) {
+    fn ticket(&mut self, i: usize, row: &OutboxRow, marks: [&str; 4]) {
         let o = &mut self.o;
+        // An order's later step shows its order's key, and the step below it.
+        let (order, step) = crate::sim::order_steps::split(&row.biz_key);
         html_write!(
             *o,
-            r#"<g transform="translate({},{})"><g class="ticket {}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
+            r#"<g transform="translate({},{})"><g class="ticket {}{}{}{}{}" data-testid="ticket" data-status="{}" data-id="{}"><rect width="50" height="56" rx="3"/><text x="25" y="14" class="key">{}</text><text x="25" y="28" class="st">{}</text>"#,
             218 + (i % 5) as i32 * 56,
             58 + (i / 5) as i32 * 64,
             status_class(row.status),
             marks[0],
             marks[1],
             marks[2],
+            marks[3],
             row.status.as_str(),
             row.id,
-            short_key(&row.biz_key, 6),
+            short_key(order, 6),
             status_word(self.w, row.status)
         );
+        if step > 0 && row.retry_count == 0 {
+            let word = if self.w.lang == Lang::Zh {
+                ["", "支付", "发货"][step]
+            } else {
+                crate::sim::order_steps::STEPS[step]
+            };
+            html_write!(*o, r#"<text x="25" y="41" class="retry">+{}</text>"#, word);
+        }
         if row.retry_count > 0 {
             html_write!(*o, r#"<text x="25" y="41" class="retry">↻{}</text>"#, row.retry_count);
             if row.status == Status::Pending {

@@ -27,11 +27,12 @@ cargo run --quiet --bin outbox-sim -- run seed-demo --json >"$out/expected.json"
 python3 - "$out" <<'PY'
 import json, subprocess, sys
 listing = subprocess.check_output(["cargo", "run", "--quiet", "--bin", "outbox-sim", "--", "scenarios"], text=True)
-ids = [line.split()[0] for line in listing.splitlines() if line.strip() and line.split()[0] != "seed-demo"]
+titles = dict(line.split(None, 1) for line in listing.splitlines() if line.strip())
+ids = [i for i in titles if i != "seed-demo"]
 rows = []
 for i in ids:
     s = json.loads(subprocess.check_output(["cargo", "run", "--quiet", "--bin", "outbox-sim", "--", "run", i, "--json"]))
-    rows.append({"scenario": i, "events": s["events"], "effects_applied": s["effects_applied"]})
+    rows.append({"scenario": i, "title": titles[i].strip(), "events": s["events"], "effects_applied": s["effects_applied"]})
     if s["events"] > 600:  # walk.mjs checks long runs at sampled cursors against the trace
         with open(f"{sys.argv[1]}/trace-{i}.jsonl", "w") as f:
             f.write(subprocess.check_output(["cargo", "run", "--quiet", "--bin", "outbox-sim", "--", "run", i, "--trace"], text=True))

@@ -31,6 +31,14 @@ await shot('seed-demo-start-zh');
 const workerFetched = () => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /insight-worker|outbox-insight/.test(r.name)));
 ok(!(await workerFetched()), 'the first load fetches no worker (the SQL comes on demand)');
 ok((await page.locator('[data-testid=no-sql]').count()) === 1, 'at the start the SQL panel asks for nothing');
+// A built-in scenario's title and guide are not in the first load: the page fetches
+// scenarios/<id>.txt (relative to the sub-path) when the scenario comes on screen.
+const notesShown = (title, guide) => page.waitForFunction(([t, g]) => {
+  const a = document.querySelector('[data-testid=scenario-title]');
+  const b = document.querySelector('[data-testid=guide]');
+  return a && b && a.textContent.startsWith(t) && (g === '' || (!b.hidden && b.textContent.startsWith(g)));
+}, [title, guide], { timeout: 10000 }).then(() => true, () => false);
+ok(await notesShown('源文档演示：', '看点：'), 'the title and guide of seed-demo arrive (zh)');
 const sqlAt = async (step, what) => page.waitForFunction(([s, w]) => {
   const el = document.querySelector('[data-testid=sql-text]');
   return el && el.getAttribute('data-step') === String(s) && el.textContent.includes(w);
@@ -79,6 +87,7 @@ ok((await text('label-cashier')) === '订单服务', '技术术语: 订单服务
 await shot('seed-demo-16-zh-tech');
 await page.click('[data-testid=lang]');
 ok((await text('label-cashier')) === 'Order service', 'English technical: Order service');
+ok(await notesShown('The source demo:', 'Watch: '), 'the title and guide switch to English without another fetch');
 await shot('seed-demo-16-en-tech');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === 'Cashier', 'English metaphor: Cashier');
@@ -152,6 +161,7 @@ for (const s of scenarios) {
   await page.waitForFunction(() => !document.querySelector('[data-testid=loading]'));
   const t = await total();
   ok(t === s.events, `${s.scenario}: ${t} events (core ${s.events})`);
+  ok(await notesShown(s.title, ''), `${s.scenario}: its title arrives (${s.title.slice(0, 40)}…)`);
   if (t <= WALK_EVERY_EVENT_UP_TO) {
     for (let i = 0; i < t; i++) await page.keyboard.press('ArrowRight');
     ok((await cursor()) === t, `${s.scenario}: walked to the end`);
@@ -270,7 +280,7 @@ await page.waitForSelector('[data-testid=scene]');
 ok(await page.locator('[data-testid=lessons-body]').count() === 0, 'the lessons are not loaded before they are opened');
 await page.click('[data-testid=lessons-open]');
 await page.waitForSelector('[data-testid=lessons-body]');
-ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 29, '14 misconceptions, 12 questions, 2 AI runs and the checker\'s walkthrough each have a button');
+ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 31, '15 misconceptions, 13 questions, 2 AI runs and the checker\'s walkthrough each have a button');
 ok((await text('myth-exactly-once')).includes('至少一次'), 'the lessons are in Chinese by default');
 await shot('lessons-zh');
 await page.click('[data-testid=show-exactly-once]');

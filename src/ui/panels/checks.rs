@@ -20,14 +20,16 @@ enum Badge {
     NoDouble,
     OnePublisher,
     ForwardOnly,
+    InOrder,
 }
 
-const BADGES: [(Badge, &str, &str); 5] = [
+const BADGES: [(Badge, &str, &str); 6] = [
     (Badge::Atomic, "atomic", "badge-atomic"),
     (Badge::NothingLost, "nothing_lost", "badge-lost"),
     (Badge::NoDouble, "no_double", "badge-double"),
     (Badge::OnePublisher, "one_publisher", "badge-publisher"),
     (Badge::ForwardOnly, "forward_only", "badge-forward"),
+    (Badge::InOrder, "in_order", "badge-order"),
 ];
 
 fn badge_of(kind: ViolationKind) -> Badge {
@@ -40,6 +42,7 @@ fn badge_of(kind: ViolationKind) -> Badge {
         // A row published by two relays: the consumer's dedup may still keep the effect single.
         ViolationKind::ConcurrentPublish | ViolationKind::LeaseExpired => Badge::OnePublisher,
         ViolationKind::StatusNotMonotone => Badge::ForwardOnly,
+        ViolationKind::OutOfOrderEffect => Badge::InOrder,
     }
 }
 

@@ -1,0 +1,61 @@
+//! `assets/scenarios/<id>.txt` is made from each built-in scenario's title
+//! (`sim::scenario::titles`) and guide (`src/guides.rs`): four lines, the Chinese title and
+//! guide, then the English title and guide. The page fetches the one it shows, so neither is
+//! in its first load. Run `UPDATE_GUIDES=1 cargo test --test guides_asset` after editing one.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_lab::guides::guide;
+use outbox_lab::sim::scenario;
+use std::collections::BTreeMap;
+
+const DIR: &str = "assets/scenarios";
+
+/// Every file the directory must hold: name -> text (a scenario without a guide has empty
+/// guide lines).
+fn wanted() -> BTreeMap<String, String> {
+    scenario::IDS
+        .iter()
+        .map(|id| {
+            let (en, zh) = scenario::titles(id).unwrap_or_else(|| panic!("{id} has no title"));
+            (format!("{id}.txt"), format!("{zh}\n{}\n{en}\n{}\n", guide(id, true), guide(id, false)))
+        })
+        .collect()
+}
+
+fn present() -> BTreeMap<String, String> {
+    let Ok(dir) = std::fs::read_dir(DIR) else { return BTreeMap::new() };
+    dir.filter_map(Result::ok)
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read_to_string(e.path()).unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn the_guide_files_match_src_guides_rs() {
+    let want = wanted();
+    if std::env::var_os("UPDATE_GUIDES").is_some() {
+        std::fs::create_dir_all(DIR).unwrap();
+        for name in present().keys().filter(|n| !want.contains_key(*n)) {
+            std::fs::remove_file(format!("{DIR}/{name}")).unwrap();
+        }
+        for (name, text) in &want {
+            std::fs::write(format!("{DIR}/{name}"), text).unwrap();
+        }
+    }
+    assert!(present() == want, "{DIR} is stale: run UPDATE_GUIDES=1 cargo test --test guides_asset and commit it");
+}
+
+#[test]
+fn a_guide_is_one_line_per_language_and_both_or_neither() {
+    for id in scenario::IDS {
+        let (zh, en) = (guide(id, true), guide(id, false));
+        assert_eq!(zh.is_empty(), en.is_empty(), "{id}: a guide in one language only");
+        assert!(!zh.contains('\n') && !en.contains('\n'), "{id}: a guide must be one line");
+        let (title_en, title_zh) = scenario::titles(id).unwrap_or_default();
+        assert!(!title_en.is_empty() && !title_zh.is_empty(), "{id}: a title in both languages");
+        assert!(!title_en.contains('\n') && !title_zh.contains('\n'), "{id}: a title must be one line");
+        if !en.is_empty() {
+            assert!(zh.starts_with("看点：") && en.starts_with("Watch: "), "{id}");
+        }
+    }
+    assert_eq!(guide("no-such-scenario", false), "");
+}
