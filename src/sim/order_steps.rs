@@ -1,7 +1,9 @@
 //! An order's later steps. An order is created, then paid, then shipped: each step is a local
-//! transaction of its own that writes the order's new state and one outbox message beside it,
-//! so one order produces several messages, and the consumer must apply them in that order
-//! (a "shipped" before its "paid" ships an unpaid order).
+//! transaction of its own that writes the step and one outbox message beside it, so one order
+//! produces several messages, and the consumer must apply them in that order (a "shipped"
+//! before its "paid" ships an unpaid order). The lab writes each step as a row of its own in
+//! the orders table, keyed `<order>.<step>`, as an order-events table would (a service that
+//! updates one order row in place writes the same outbox messages).
 //!
 //! A step's message has a key of its own, `<order>.<step>` (`A001` is created, `A001.paid`,
 //! `A001.shipped`): the dedup table, the unique index and the three ledgers work per message

@@ -286,20 +286,7 @@ impl OutboxTable {
     /// range scan that stops at `batch` rows or at the first entry past `now`. Rows for
     /// which `skip` says yes (locked by someone else, with SKIP LOCKED) are examined and passed over.
     pub fn scan_due(&self, shard: u32, now_ms: u64, batch: u64, skip: impl Fn(u64) -> bool) -> ScanResult {
-        self.scan_due_dyn(shard, now_ms, batch, &skip, &|_| false)
-    }
-
-    /// [`Self::scan_due`] that also holds back the rows for which `hold` says yes (an earlier
-    /// step of their order is still PENDING: `ordering=per_key`); they are examined, not picked.
-    pub fn scan_due_holding(
-        &self,
-        shard: u32,
-        now_ms: u64,
-        batch: u64,
-        skip: &dyn Fn(u64) -> bool,
-        hold: &dyn Fn(u64) -> bool,
-    ) -> ScanResult {
-        self.scan_due_dyn(shard, now_ms, batch, skip, hold)
+        self.scan_due_holding(shard, now_ms, batch, &skip, &|_| false)
     }
 
     /// Whether an earlier step of this row's order still waits to be sent: its row is PENDING.
@@ -309,8 +296,10 @@ impl OutboxTable {
         self.id_of(&earlier).and_then(|e| self.rows.get(&e)).is_some_and(|e| e.status == Status::Pending)
     }
 
-    /// The scan itself, once for every caller's `skip` (a smaller bundle than a copy each).
-    fn scan_due_dyn(
+    /// [`Self::scan_due`] that also holds back the rows for which `hold` says yes (an earlier
+    /// step of their order is still PENDING: `ordering=per_key`); they are examined, not
+    /// picked. The scan itself, for every caller (a smaller bundle than a copy each).
+    pub fn scan_due_holding(
         &self,
         shard: u32,
         now_ms: u64,
@@ -352,7 +341,7 @@ impl OutboxTable {
         skip: &dyn Fn(u64) -> bool,
         hold: &dyn Fn(u64) -> bool,
     ) -> ScanResult {
-        let ScanResult { picked, held, .. } = self.scan_due_dyn(shard, now_ms, batch, skip, hold);
+        let ScanResult { picked, held, .. } = self.scan_due_holding(shard, now_ms, batch, skip, hold);
         ScanResult { picked, rows_examined: self.shard_counts(shard).rows, held }
     }
 
