@@ -2,7 +2,7 @@
 //! the layout that reads like the pipeline: controls, the scene, then the panels.
 
 use super::controls::{BreakIt, Controls};
-use super::i18n::{Lang, Vocab, Words};
+use super::i18n::{Label, Lang, Vocab, Words};
 use super::lessons::Lessons;
 use super::panels::{checks::Checks, log::EventLog, sql::SqlPanel, table::MessageTable};
 use super::scene::Scene;
@@ -336,7 +336,7 @@ pub fn LabPage(
                 let _ = el.set_attribute("lang", code);
             }
             if sync_url {
-                doc.set_title(&format!("{} · outbox-lab", lab.words().t("title")));
+                doc.set_title(&format!("{} · outbox-lab", lab.words().t(Label::Title)));
             }
         }
     });
@@ -356,8 +356,8 @@ pub fn LabPage(
             data-view=move || lab.vocab.get().code()
         >
             <header class="lab-header" data-testid="header">
-                <h1>{tr(lab, "title")} " " <span class="en">"outbox-lab"</span></h1>
-                <p class="lead" data-testid="lead">{tr(lab, "lead")}</p>
+                <h1>{tr(lab, Label::Title)} " " <span class="en">"outbox-lab"</span></h1>
+                <p class="lead" data-testid="lead">{tr(lab, Label::Lead)}</p>
             </header>
             <div class="notices"><Notices lab=lab/></div>
             <Loading lab=lab/>
@@ -369,7 +369,7 @@ pub fn LabPage(
                     lab.run.with(|r| {
                         lab.frame.with(|f| match &f.event {
                             Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
-                            None => w.t("caption_start").to_string(),
+                            None => w.t(Label::CaptionStart).to_string(),
                         })
                     })
                 }}
@@ -405,9 +405,9 @@ fn Notices(lab: Lab) -> impl IntoView {
         (!items.is_empty()).then(|| {
             view! {
                 <div class="notice" role="alert" data-testid="notice">
-                    <strong>{tr(lab, "notice_title")}</strong>
+                    <strong>{tr(lab, Label::NoticeTitle)}</strong>
                     <ul>{items}</ul>
-                    <button data-testid="notice-close" aria-label=tr(lab, "close") on:click=move |_| lab.notices.set(Vec::new())>
+                    <button data-testid="notice-close" aria-label=tr(lab, Label::Close) on:click=move |_| lab.notices.set(Vec::new())>
                         "×"
                     </button>
                 </div>
@@ -425,16 +425,16 @@ fn Loading(lab: Lab) -> impl IntoView {
     view! {
         <Show when=move || lab.loading.get().is_some()>
             <div class="loading" data-testid="loading" role="status">
-                <span>{tr(lab, "loading")}</span>
+                <span>{tr(lab, Label::Loading)}</span>
                 <progress
                     max="1000"
                     value=move || permille().to_string()
-                    aria-label=tr(lab, "loading")
+                    aria-label=tr(lab, Label::Loading)
                     data-testid="loading-progress"
                 ></progress>
-                <span class="sub">{events} " " {tr(lab, "events_so_far")}</span>
+                <span class="sub">{events} " " {tr(lab, Label::EventsSoFar)}</span>
                 <button data-testid="loading-cancel" on:click=move |_| lab.cancel_loading()>
-                    {tr(lab, "cancel")}
+                    {tr(lab, Label::Cancel)}
                 </button>
             </div>
         </Show>
@@ -643,6 +643,6 @@ fn reveal_stage_now(lab: Lab) {
 
 /// A label that follows the toggles. One function, so every label shares one closure type
 /// (a closure per label would be compiled once per label and weigh on the wasm size).
-pub fn tr(lab: Lab, key: &'static str) -> impl Fn() -> &'static str + Copy + Send + Sync + 'static {
-    move || lab.words().t(key)
+pub fn tr(lab: Lab, label: Label) -> impl Fn() -> &'static str + Copy + Send + Sync + 'static {
+    move || lab.words().t(label)
 }

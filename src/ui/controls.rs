@@ -2,7 +2,7 @@
 //! two toggles (language, vocabulary), and "break it on purpose".
 
 use super::app::{focus_after_render, Lab, SPEEDS, SPEED_LABELS};
-use super::i18n::{Lang, Vocab};
+use super::i18n::{Label, Lang, Vocab};
 use super::timeline::clock;
 use super::url_state;
 use crate::run_file;
@@ -177,7 +177,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             <ScenarioNotes lab=lab/>
             <TransportBar lab=lab/>
             <Scrubber lab=lab/>
-            <p class="hint">{tr(lab, "keys_hint")}</p>
+            <p class="hint">{tr(lab, Label::KeysHint)}</p>
         </section>
     }
 }
@@ -215,11 +215,11 @@ fn RunPicker(lab: Lab) -> impl IntoView {
     view! {
         <div class="row pick">
             <label>
-                {tr(lab, "scenario")} " "
+                {tr(lab, Label::Scenario)} " "
                 <Choice testid="scenario" options=scenarios on_choose=choose_scenario/>
             </label>
             <label>
-                {tr(lab, "seed")} " "
+                {tr(lab, Label::Seed)} " "
                 <input
                     type="number"
                     min="0"
@@ -247,20 +247,20 @@ fn RunPicker(lab: Lab) -> impl IntoView {
                 >
                     {move || {
                         if lab.vocab.get() == Vocab::Metaphor {
-                            lab.words().t("vocab_tech")
+                            lab.words().t(Label::VocabTech)
                         } else {
-                            lab.words().t("vocab_metaphor")
+                            lab.words().t(Label::VocabMetaphor)
                         }
                     }}
                 </button>
                 <a class="share" data-testid="share" href=share>
-                    {tr(lab, "share")}
+                    {tr(lab, Label::Share)}
                 </a>
                 <a class="share" data-testid="export" download="outbox-lab-run.json" href=export>
-                    {tr(lab, "export")}
+                    {tr(lab, Label::Export)}
                 </a>
                 <label class="share import">
-                    {tr(lab, "import")}
+                    {tr(lab, Label::Import)}
                     <input
                         type="file"
                         accept=".json,application/json"
@@ -339,7 +339,7 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
         <p class="scenario-title" data-testid="scenario-title">{title}</p>
         <p class="guide" data-testid="guide" hidden=move || guide_text().is_empty()>{guide_text}</p>
         <p class="guide changed" data-testid="changed-settings" hidden=move || changed().is_empty()>
-            {tr(lab, "changed_settings")} " " <code>{changed}</code>
+            {tr(lab, Label::ChangedSettings)} " " <code>{changed}</code>
         </p>
     }
 }
@@ -366,24 +366,24 @@ fn TransportBar(lab: Lab) -> impl IntoView {
     };
     view! {
         <div class="row transport">
-            <button data-testid="home" title=tr(lab, "home") aria-label=tr(lab, "home")
+            <button data-testid="home" title=tr(lab, Label::Home) aria-label=tr(lab, Label::Home)
                 on:click=button(Transport::Home)>"|◀"</button>
-            <button data-testid="back" title=tr(lab, "back") aria-label=tr(lab, "back") node_ref=steps.back
+            <button data-testid="back" title=tr(lab, Label::Back) aria-label=tr(lab, Label::Back) node_ref=steps.back
                 disabled=move || lab.cursor.get() == 0 on:click=button(Transport::Back)>"◀"</button>
             <button class="play" data-testid="play" on:click=button(Transport::Play)>
                 {move || if lab.playing.get() { "❚❚ " } else { "▶ " }}
-                {move || if lab.playing.get() { lab.words().t("pause") } else { lab.words().t("play") }}
+                {move || if lab.playing.get() { lab.words().t(Label::Pause) } else { lab.words().t(Label::Play) }}
             </button>
-            <button data-testid="fwd" title=tr(lab, "fwd") aria-label=tr(lab, "fwd") node_ref=steps.forward
+            <button data-testid="fwd" title=tr(lab, Label::Fwd) aria-label=tr(lab, Label::Fwd) node_ref=steps.forward
                 disabled=move || { lab.cursor.get() >= n() } on:click=button(Transport::Forward)>"▶"</button>
-            <button data-testid="end" title=tr(lab, "end") aria-label=tr(lab, "end")
+            <button data-testid="end" title=tr(lab, Label::End) aria-label=tr(lab, Label::End)
                 on:click=button(Transport::End)>"▶|"</button>
             <label class="speed">
-                {tr(lab, "speed")} " "
+                {tr(lab, Label::Speed)} " "
                 <Choice testid="speed" options=speeds on_choose=choose_speed/>
             </label>
-            <button data-testid="reset" title=tr(lab, "reset") on:click=button(Transport::Reset)>
-                {tr(lab, "reset")}
+            <button data-testid="reset" title=tr(lab, Label::Reset) on:click=button(Transport::Reset)>
+                {tr(lab, Label::Reset)}
             </button>
         </div>
     }
@@ -399,7 +399,7 @@ fn Scrubber(lab: Lab) -> impl IntoView {
                 type="range"
                 min="0"
                 data-testid="scrubber"
-                aria-label=tr(lab, "timeline")
+                aria-label=tr(lab, Label::Timeline)
                 max=move || n().to_string()
                 prop:value=move || lab.cursor.get().to_string()
                 on:input=move |ev| {
@@ -410,8 +410,8 @@ fn Scrubber(lab: Lab) -> impl IntoView {
                 }
             />
             <span class="position" data-testid="position">
-                {tr(lab, "step")} " " <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
-                <span data-testid="total">{n}</span> " · " {tr(lab, "time")} " "
+                {tr(lab, Label::Step)} " " <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
+                <span data-testid="total">{n}</span> " · " {tr(lab, Label::Time)} " "
                 <b data-testid="clock">{move || clock(lab.frame.with(|f| f.now_ms))}</b>
             </span>
         </div>
@@ -518,27 +518,27 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
     };
     view! {
         <section class="panel break" data-testid="break">
-            <h2>{tr(lab, "break")}</h2>
+            <h2>{tr(lab, Label::Break)}</h2>
             <p class="hint">
-                {tr(lab, "break_hint")} " (" {tr(lab, "step")} " " {move || lab.cursor.get()} ")"
+                {tr(lab, Label::BreakHint)} " (" {tr(lab, Label::Step)} " " {move || lab.cursor.get()} ")"
             </p>
             <div class="inject-order">
-                <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, "place_order")}</button>
+                <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, Label::PlaceOrder)}</button>
                 <label>"¥" <input class="amount" data-testid="order-amount" aria-label="金额 / amount" value="12.50" node_ref=amount/></label>
                 <label>
-                    {tr(lab, "fault")} " "
+                    {tr(lab, Label::Fault)} " "
                     <select data-testid="order-fault" on:change=move |ev| fault.set(event_target_value(&ev))>
-                        <option value="0">{tr(lab, "fault_none")}</option>
-                        <option value="1">{tr(lab, "fault_after_order")}</option>
-                        <option value="2">{tr(lab, "fault_after_msg")}</option>
-                        <option value="3">{tr(lab, "fault_commit")}</option>
+                        <option value="0">{tr(lab, Label::FaultNone)}</option>
+                        <option value="1">{tr(lab, Label::FaultAfterOrder)}</option>
+                        <option value="2">{tr(lab, Label::FaultAfterMsg)}</option>
+                        <option value="3">{tr(lab, Label::FaultCommit)}</option>
                     </select>
                 </label>
             </div>
             <div class="inject-row">
                 <button class="inject" data-testid="inject-outage"
                     on:click=move |_| lab.inject(Command::StartMqOutage { duration_ms: outage_ms.get_untracked() })>
-                    {tr(lab, "outage_start")}
+                    {tr(lab, Label::OutageStart)}
                 </button>
                 <select data-testid="outage-duration" aria-label="时长 / duration"
                     on:change=move |ev| outage_ms.set(event_target_value(&ev).parse().unwrap_or(600_000))>
@@ -547,25 +547,25 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                     <option value="3600000">"1 h"</option>
                 </select>
                 <button class="inject" data-testid="inject-outage-stop" on:click=inject(Command::StopMqOutage)>
-                    {tr(lab, "outage_stop")}
+                    {tr(lab, Label::OutageStop)}
                 </button>
             </div>
             <div class="inject-row">
                 <button class="inject" data-testid="inject-dup" on:click=inject(Command::DuplicateNextDelivery)>
-                    {tr(lab, "dup_next")}
+                    {tr(lab, Label::DupNext)}
                 </button>
                 <button class="inject" data-testid="inject-crash" on:click=inject(Command::CrashConsumerBeforeAck)>
-                    {tr(lab, "crash")}
+                    {tr(lab, Label::Crash)}
                 </button>
                 <button class="inject" data-testid="inject-scan" on:click=inject(Command::ScanNow)>
-                    {tr(lab, "scan_now")}
+                    {tr(lab, Label::ScanNow)}
                 </button>
             </div>
             <div class="knobs">
                 {KNOBS.iter().map(|knob| view! { <Setting lab=lab knob=knob config=config/> }).collect_view()}
             </div>
             <p class="interventions" data-testid="interventions" class:empty=move || lab.run.with(|r| r.spec.interventions.is_empty())>
-                {tr(lab, "interventions")} ": " <span>{interventions}</span>
+                {tr(lab, Label::Interventions)} ": " <span>{interventions}</span>
             </p>
         </section>
     }

@@ -6,7 +6,7 @@
 //! and escaped by the generator).
 
 use super::app::{fetch_text as fetch, focus_after_render, reveal_stage, tr, Lab};
-use super::i18n::Lang;
+use super::i18n::{Label, Lang};
 use super::insight::{self, Parts};
 use super::markup::Markup;
 use crate::markup::Html;
@@ -97,22 +97,22 @@ pub fn Lessons(lab: Lab, open: bool, insight: RwSignal<Option<String>>) -> impl 
                     }
                 }
                 on:input=move |ev| insight::input(params, ev)>
-                <h2>{tr(lab, "insight_title")}</h2>
+                <h2>{tr(lab, Label::InsightTitle)}</h2>
                 <button data-testid="insight-open" hidden=move || params.with(Option::is_some) on:click=move |ev| {
                     ev.stop_propagation();
                     insight::open(params, "dashboard");
-                }>{tr(lab, "open")}</button>
+                }>{tr(lab, Label::Open)}</button>
                 <div class="insight-c" tabindex="-1" node_ref=parts.controls></div>
                 <div class="insight-b" tabindex="-1" aria-live="polite" node_ref=parts.body></div>
             </section>
             <section class="panel lessons" data-testid="lessons" on:click=on_lesson_click>
-                <h2>{tr(lab, "lessons_title")}</h2>
+                <h2>{tr(lab, Label::LessonsTitle)}</h2>
                 {move || match text.with(|t| match t { Text::Closed => 0, Text::Loading => 1, Text::Ready { .. } => 2 }) {
                     0 => view! {
                         <button data-testid="lessons-open" on:click=move |_| {
                             focus_when_ready.set_value(true);
                             load();
-                        }>{tr(lab, "open_lessons")}</button>
+                        }>{tr(lab, Label::OpenLessons)}</button>
                     }.into_any(),
                     1 => view! { <p class="hint" role="status">"…"</p> }.into_any(),
                     _ => view! {

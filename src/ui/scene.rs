@@ -4,7 +4,7 @@
 //! said so (the runner walks on relay events, a bubble names the current event).
 
 use super::app::Lab;
-use super::i18n::{bubble, Lang, Words};
+use super::i18n::{bubble, Label, Lang, Words};
 use super::markup::{Markup, SvgMarkup};
 use super::timeline::{clock, touched_msg, Frame};
 use crate::markup::Html;
@@ -79,7 +79,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
             // relay=cdc: the runner is the log connector (the clerk with the carbon book), and
             // shows its stored log position.
             let connector = f.world.relays.first().filter(|r| r.log_reader);
-            let label = if connector.is_some() { w.t("clerk") } else { w.t("runner") };
+            let label = if connector.is_some() { w.t(Label::Clerk) } else { w.t(Label::Runner) };
             let mut o = html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, label);
             if let Some(r) = connector {
                 html_write!(
@@ -93,7 +93,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                 html_write!(
                     o,
                     r#"<text x="20" y="132" class="crash-mark" data-testid="stalled">{}</text>"#,
-                    w.t("stalled")
+                    w.t(Label::Stalled)
                 );
             }
             if n > 0 {
@@ -133,7 +133,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                 viewBox=move || if phone.get() { PHONE_VIEW_BOX } else { WIDE_VIEW_BOX }
                 text-anchor="middle"
                 role="img"
-                aria-label=tr(lab, "title")
+                aria-label=tr(lab, Label::Title)
                 class=move || if phone.get() { "scene phone" } else { "scene" }
                 data-layout=move || if phone.get() { "phone" } else { "wide" }
             >
@@ -276,8 +276,8 @@ impl Stage<'_> {
         let (f, w, current) = (self.f, self.w, self.current);
         let o = &mut self.o;
         html_write!(*o, r#"<g class="order_service actor{}">"#, acting(current, Actor::OrderService));
-        label(o, 100, 18, "label", "label-cashier", w.t("cashier"));
-        label(o, 100, 206, "db-label", "label-orders", w.t("orders_db"));
+        label(o, 100, 18, "label", "label-cashier", w.t(Label::Cashier));
+        label(o, 100, 206, "db-label", "label-orders", w.t(Label::OrdersDb));
         label(o, 100, 222, "db-count", "orders-count", &f.world.order_db.orders.len().to_string());
         if let Some(tx) = f.world.order_db.open_txs.values().next() {
             html_write!(
@@ -286,7 +286,7 @@ impl Stage<'_> {
                 short_key(&tx.biz_key, 11),
                 if tx.order.is_some() { "✓" } else { "…" },
                 if tx.message.is_some() { "✓" } else { "…" },
-                w.t("open_tx")
+                w.t(Label::OpenTx)
             );
         }
         if let Some(EventKind::TransactionRolledBack { biz_key, .. }) = current {
@@ -306,7 +306,7 @@ impl Stage<'_> {
         let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
         let carried: Vec<u64> = f.world.relays.first().map(|r| r.batch.iter().copied().collect()).unwrap_or_default();
         self.o.push_lit(r#"<g class="outbox_table actor">"#);
-        label(&mut self.o, 355, 18, "label", "label-rack", w.t("rack"));
+        label(&mut self.o, 355, 18, "label", "label-rack", w.t(Label::Rack));
         for (i, row) in rows.iter().enumerate() {
             let marks = [
                 (Some(row.id) == self.touched, " changed"),
@@ -325,7 +325,7 @@ impl Stage<'_> {
                 self.o,
                 r#"<text x="490" y="250" class="more" text-anchor="end">+{} {}</text>"#,
                 more,
-                w.t("more")
+                w.t(Label::More)
             );
         }
         self.o.push_lit("</g>");
@@ -376,7 +376,7 @@ impl Stage<'_> {
         html_write!(
             *o,
             r#"<text x="218" y="284" class="label small" text-anchor="start" data-testid="label-dead">{}</text>"#,
-            w.t("dead_tray")
+            w.t(Label::DeadTray)
         );
         for (i, r) in f.world.order_db.outbox.dead_rows(TRAY_SLOTS).enumerate() {
             html_write!(
@@ -406,11 +406,11 @@ impl Stage<'_> {
             if down { " down" } else { "" },
             acting(current, Actor::Broker)
         );
-        label(o, 710, 18, "label", "label-window", w.t("window"));
+        label(o, 710, 18, "label", "label-window", w.t(Label::Window));
         html_write!(
             *o,
             r#"<text x="710" y="272" class="sub">{} <tspan data-testid="inflight-count">{}</tspan></text>"#,
-            w.t("in_flight"),
+            w.t(Label::InFlight),
             f.world.broker.unacked.len()
         );
         // mode=half_message: the half messages the broker holds, invisible to the kitchen.
@@ -446,7 +446,7 @@ impl Stage<'_> {
                 let y = 40 + i * 24;
                 html_write!(*o, r#"<line x1="645" y1="{}" x2="775" y2="{}"/>"#, y, y);
             }
-            html_write!(*o, r#"<text x="710" y="150" class="closed">{}</text></g>"#, w.t("closed"));
+            html_write!(*o, r#"<text x="710" y="150" class="closed">{}</text></g>"#, w.t(Label::Closed));
         }
         if let Some(EventKind::MessageDelivered { biz_key, cause, .. }) = current {
             html_write!(
@@ -470,10 +470,10 @@ impl Stage<'_> {
             if crashed { " crashed" } else { "" },
             acting(current, Actor::Consumer)
         );
-        label(&mut self.o, 890, 18, "label", "label-kitchen", w.t("kitchen"));
+        label(&mut self.o, 890, 18, "label", "label-kitchen", w.t(Label::Kitchen));
         self.o.push_lit(r#"<circle cx="950" cy="66" r="13" class="person chef"/><rect x="937" y="80" width="26" height="30" rx="6" class="person chef"/>"#);
         if crashed {
-            label(&mut self.o, 945, 150, "crash-mark", "crashed", w.t("crashed"));
+            label(&mut self.o, 945, 150, "crash-mark", "crashed", w.t(Label::Crashed));
         }
         self.spike();
         self.kitchen_counts();
@@ -488,7 +488,7 @@ impl Stage<'_> {
             *o,
             r#"<g class="spike{}" data-testid="spike"><text x="845" y="180" class="label small">{}</text>"#,
             if f.config.idempotent { "" } else { " off" },
-            w.t("spike")
+            w.t(Label::Spike)
         );
         let spiked = &f.world.consumer.recent_keys;
         let just_spiked = match current {
@@ -525,13 +525,13 @@ impl Stage<'_> {
         html_write!(
             *o,
             r#"<g class="basket" data-testid="basket"><text x="950" y="204" class="label small">{}</text><text x="950" y="238" class="count" data-testid="basket-count">{}</text></g>"#,
-            w.t("basket"),
+            w.t(Label::Basket),
             short_count(f.world.counters.duplicates_skipped)
         );
         html_write!(
             *o,
             r#"<text x="945" y="132" class="served" text-anchor="middle">{} <tspan data-testid="served-count">{}</tspan></text>"#,
-            w.t("served"),
+            w.t(Label::Served),
             f.world.counters.effects_applied
         );
         let doubles = f.world.counters.double_charged_keys;

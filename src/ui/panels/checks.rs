@@ -8,6 +8,7 @@ use crate::sim::event::EventKind;
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
+use crate::ui::i18n::Label;
 use crate::ui::markup::Markup;
 use crate::ui::timeline::{Frame, Run};
 use leptos::prelude::*;
@@ -23,13 +24,13 @@ enum Badge {
     InOrder,
 }
 
-const BADGES: [(Badge, &str, &str); 6] = [
-    (Badge::Atomic, "atomic", "badge-atomic"),
-    (Badge::NothingLost, "nothing_lost", "badge-lost"),
-    (Badge::NoDouble, "no_double", "badge-double"),
-    (Badge::OnePublisher, "one_publisher", "badge-publisher"),
-    (Badge::ForwardOnly, "forward_only", "badge-forward"),
-    (Badge::InOrder, "in_order", "badge-order"),
+const BADGES: [(Badge, Label, &str); 6] = [
+    (Badge::Atomic, Label::Atomic, "badge-atomic"),
+    (Badge::NothingLost, Label::NothingLost, "badge-lost"),
+    (Badge::NoDouble, Label::NoDouble, "badge-double"),
+    (Badge::OnePublisher, Label::OnePublisher, "badge-publisher"),
+    (Badge::ForwardOnly, Label::ForwardOnly, "badge-forward"),
+    (Badge::InOrder, Label::InOrder, "badge-order"),
 ];
 
 fn badge_of(kind: ViolationKind) -> Badge {
@@ -100,7 +101,7 @@ fn transition(f: &Frame) -> Option<(&'static str, Status)> {
 
 /// One invariant badge: holds, breaks later, or broken, with a link to the event.
 #[component]
-fn BadgeView(lab: Lab, badge: Badge, label: &'static str, testid: &'static str) -> impl IntoView {
+fn BadgeView(lab: Lab, badge: Badge, label: Label, testid: &'static str) -> impl IntoView {
     // The first finding that breaks this badge: (its seq, its detail).
     let first = Memo::new(move |_| {
         lab.run.with(|run| run.violations.iter().find(|v| badge_of(v.kind) == badge).map(|v| (v.seq, v.detail.clone())))
@@ -127,10 +128,10 @@ fn BadgeView(lab: Lab, badge: Badge, label: &'static str, testid: &'static str) 
             <span class="dot"></span>
             <span class="name">{tr(lab, label)}</span>
             {move || match first.get() {
-                None => view! { <span class="state">{tr(lab, "ok")}</span> }.into_any(),
+                None => view! { <span class="state">{tr(lab, Label::Ok)}</span> }.into_any(),
                 Some((seq, _)) => view! {
                     <a href="#" class="state" data-testid=format!("{testid}-link") on:click=go>
-                        {move || if state() == "broken" { lab.words().t("broken_at") } else { lab.words().t("ahead") }}
+                        {move || if state() == "broken" { lab.words().t(Label::BrokenAt) } else { lab.words().t(Label::Ahead) }}
                         " #" {seq}
                     </a>
                 }
@@ -147,7 +148,7 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
     let en = move || lab.lang.get() == crate::ui::i18n::Lang::En;
     view! {
         <section class="panel checks" data-testid="checks">
-            <h2>{tr(lab, "checks")}</h2>
+            <h2>{tr(lab, Label::Checks)}</h2>
             <ul class="badges">
                 {BADGES
                     .iter()
@@ -159,11 +160,11 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
             // replay on the stage.
             <a class="every-ordering" href="#insight" data-testid="check-every-ordering" on:click=move |_| {
                 crate::ui::insight::open(insight, "check");
-            }>{tr(lab, "every_ordering")}</a>
-            <h3>{tr(lab, "states")}</h3>
+            }>{tr(lab, Label::EveryOrdering)}</a>
+            <h3>{tr(lab, Label::States)}</h3>
             <Markup attr:class="fsm-wrap" attr:data-testid="fsm" attr:data-edge=move || edge().map(|e| e.0).unwrap_or("")
                 draw=move || fsm_svg(edge())/>
-            <h3>{tr(lab, "summary")}</h3>
+            <h3>{tr(lab, Label::Summary)}</h3>
             <table class="summary" data-testid="summary">
                 <tbody>
                     // The rows are the same at every cursor (only their values change).

@@ -4,7 +4,7 @@
 //! button that moves the cursor to its event.
 
 use crate::ui::app::{tr, Lab};
-use crate::ui::i18n::narrate;
+use crate::ui::i18n::{narrate, Label};
 use crate::ui::timeline::clock;
 use leptos::prelude::*;
 
@@ -82,7 +82,7 @@ pub fn EventLog(lab: Lab) -> impl IntoView {
     });
     view! {
         <section class="panel log" data-testid="log">
-            <h2>{tr(lab, "log")}</h2>
+            <h2>{tr(lab, Label::Log)}</h2>
             <ol class="lines">
                 <li class="elided" hidden=move || shown.with(|(w, _)| w.start == 0)>
                     "… " {move || shown.with(|(w, _)| w.start)}

@@ -8,6 +8,7 @@
 
 use crate::sim::sql;
 use crate::ui::app::{tr, Lab};
+use crate::ui::i18n::Label;
 use crate::ui::timeline::Frame;
 use crate::ui::url_state;
 use leptos::prelude::*;
@@ -61,7 +62,7 @@ pub fn PgConsole(lab: Lab) -> impl IntoView {
         }
     };
     view! {
-        <button class="pg-open" data-testid="pg-open" on:click=open>{tr(lab, "pg_open")}</button>
+        <button class="pg-open" data-testid="pg-open" on:click=open>{tr(lab, Label::PgOpen)}</button>
         <div data-testid="pg-console" node_ref=host></div>
     }
 }

@@ -12,6 +12,7 @@ use crate::html;
 use crate::markup::Html;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
+use crate::ui::i18n::Label;
 use crate::ui::markup::Markup;
 use crate::ui::timeline::clock;
 use crate::ui::url_state;
@@ -142,15 +143,15 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
         state.with(|s| match s {
             State::Ready(a) if !start && !a.statements.as_str().is_empty() => a.statements.clone(),
             State::Asked if !start => {
-                html!(r#"<span class="hint" data-testid="sql-loading">{}</span>"#, w.t("sql_loading"))
+                html!(r#"<span class="hint" data-testid="sql-loading">{}</span>"#, w.t(Label::SqlLoading))
             }
             State::Failed if !start => {
-                html!(r#"<span class="hint" data-testid="sql-failed">{}</span>"#, w.t("sql_failed"))
+                html!(r#"<span class="hint" data-testid="sql-failed">{}</span>"#, w.t(Label::SqlFailed))
             }
             // The start, an event with no statement, or nothing asked yet.
             _ => {
                 let at = lab.frame.with(|f| clock(f.now_ms));
-                html!(r#"<span class="hint" data-testid="no-sql">{} ({})</span>"#, w.t("no_sql"), at)
+                html!(r#"<span class="hint" data-testid="no-sql">{} ({})</span>"#, w.t(Label::NoSql), at)
             }
         })
     };
@@ -161,11 +162,11 @@ pub fn SqlPanel(lab: Lab) -> impl IntoView {
     let ddl = move || state.with(|s| if let State::Ready(a) = s { a.ddl.clone() } else { "…".to_string() });
     view! {
         <section class="panel sql" data-testid="sql">
-            <h2>{tr(lab, "sql")}</h2>
+            <h2>{tr(lab, Label::Sql)}</h2>
             <Markup attr:class="code" attr:data-testid="sql-text" attr:data-step=step draw=lines/>
             // It starts closed: the first toggle opens it.
             <details class="ddl" on:toggle=move |_| schema_open.set(true)>
-                <summary>{tr(lab, "ddl")}</summary>
+                <summary>{tr(lab, Label::Ddl)}</summary>
                 <pre class="code" data-testid="ddl">{ddl}</pre>
             </details>
             <super::pg_console::PgConsole lab=lab/>

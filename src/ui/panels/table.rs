@@ -6,6 +6,7 @@
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
+use crate::ui::i18n::Label;
 use crate::ui::timeline::{clock, touched_msg, Frame};
 use leptos::prelude::*;
 
@@ -50,16 +51,16 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
         f.with(|f| match &f.next_scan {
             Some(s) => format!(
                 "{} {} (#{}): {}",
-                words.t("next_pick"),
+                words.t(Label::NextPick),
                 clock(s.at_ms),
                 s.seq,
                 if s.picked.is_empty() {
-                    words.t("none").to_string()
+                    words.t(Label::None).to_string()
                 } else {
                     s.picked.iter().map(|p| format!("id {p}")).collect::<Vec<_>>().join(", ")
                 }
             ),
-            None => words.t("no_next_scan").to_string(),
+            None => words.t(Label::NoNextScan).to_string(),
         })
     };
     let counts = move || {
@@ -89,23 +90,23 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     view! {
         <section class="panel table" data-testid="table">
             <h2>
-                {tr(lab, "table")} " "
-                <span class="sub" data-testid="row-count">{total} " " {tr(lab, "rows")}</span>
+                {tr(lab, Label::Table)} " "
+                <span class="sub" data-testid="row-count">{total} " " {tr(lab, Label::Rows)}</span>
                 " " <span class="sub">{counts}</span>
             </h2>
             <div class="table-tools">
                 <button data-testid="order-id" class:on=move || order.get() == Order::ById
                     on:click=move |_| order.set(Order::ById)>
-                    {tr(lab, "by_id")}
+                    {tr(lab, Label::ById)}
                 </button>
                 <button data-testid="order-index" class:on=move || order.get() == Order::Index
                     on:click=move |_| order.set(Order::Index)>
-                    {tr(lab, "index_order")}
+                    {tr(lab, Label::IndexOrder)}
                 </button>
                 <span class="next-scan" data-testid="next-scan">{next_scan}</span>
-                <span class="legend" hidden=move || order.get() != Order::Index>{tr(lab, "legend")}</span>
+                <span class="legend" hidden=move || order.get() != Order::Index>{tr(lab, Label::Legend)}</span>
             </div>
-            <p class="hint" hidden=move || { total() > 0 }>{tr(lab, "empty_table")}</p>
+            <p class="hint" hidden=move || { total() > 0 }>{tr(lab, Label::EmptyTable)}</p>
             <div hidden=move || { total() == 0 }>
                 <div class="scroll">
                     <table class="outbox">
@@ -134,14 +135,14 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                 <div class="pager">
                     <button data-testid="page-prev" node_ref=prev_button disabled=move || page.get() == 0
                         on:click=move |_| turn(-1)>
-                        {tr(lab, "prev")}
+                        {tr(lab, Label::Prev)}
                     </button>
                     <span data-testid="page">
-                        {tr(lab, "page")} " " {move || page.get().min(pages() - 1) + 1} " / " {pages}
+                        {tr(lab, Label::Page)} " " {move || page.get().min(pages() - 1) + 1} " / " {pages}
                     </span>
                     <button data-testid="page-next" node_ref=next_button disabled=move || { page.get() + 1 >= pages() }
                         on:click=move |_| turn(1)>
-                        {tr(lab, "next")}
+                        {tr(lab, Label::Next)}
                     </button>
                 </div>
             </div>
