@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Trunk hook (post_build, release builds only): minifies the page's JavaScript glue with terser
-# (npm, installed by scripts/bootstrap.sh). Trunk 0.21's own minifier cannot parse the
+# (npm, installed by scripts/bootstrap.sh), then shortens the wasm's import names in the wasm
+# and the glue (scripts/shorten-imports.mjs). Trunk 0.21's own minifier cannot parse the
 # wasm-bindgen glue's `export default` and ships it as it is: terser takes the first load's
 # script from 43 KB to 20 KB (about 1.9 KB gzip). Property names are left alone (the wasm
 # module imports its functions by name), only locals are renamed.
@@ -16,3 +17,5 @@ for f in "${TRUNK_STAGING_DIR:?run by trunk}"/outbox-lab-*.js; do
   "$terser" "$f" --module --compress --mangle --output "$f.min"
   mv "$f.min" "$f"
 done
+# After terser, not beside it: both rewrite the glue.
+node "$(dirname "$0")/shorten-imports.mjs"

@@ -29,5 +29,9 @@ total=$((total + notes))
 printf 'on demand (insight worker, Postgres console script), gzip: %d bytes\n' "$later"
 pglite=$(find dist/pglite -type f -exec gzip -9 -c {} \; 2>/dev/null | wc -c)
 printf 'on demand (PostgreSQL in wasm, dist/pglite/), gzip: %d bytes\n' "$pglite"
+# scripts/shorten-imports.mjs (run by the release build's hook) leaves no hashed import name.
+if grep -q '__wbg_[A-Za-z0-9_]*_[0-9a-f]\{16\}' dist/outbox-lab-*.js; then
+  echo "dist/outbox-lab-*.js still has hashed import names: scripts/shorten-imports.mjs did not run"; exit 1
+fi
 printf 'first load, gzip: %d bytes (%d KB; budget %d KB)\n' "$total" $((total / 1024)) $((BUDGET_BYTES / 1024))
 [ "$total" -le "$BUDGET_BYTES" ] || { echo "over the first-load budget"; exit 1; }
