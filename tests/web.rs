@@ -551,9 +551,9 @@ async fn a_share_link_restores_what_was_seen() {
 // ---------------------------------------------------------------- embedding and lessons
 
 /// The page's real stylesheet, so that what it hides is hidden here too.
-fn with_main_css() -> web_sys::Element {
+fn with_page_css() -> web_sys::Element {
     let style = document().create_element("style").unwrap();
-    style.set_text_content(Some(include_str!("../style/main.css")));
+    style.set_text_content(Some(include_str!("../style/lab.css")));
     document().head().unwrap().append_child(&style).unwrap();
     style
 }
@@ -588,7 +588,7 @@ fn embed_and_panel_links_parse_round_trip_and_complain_clearly() {
 
 #[wasm_bindgen_test]
 async fn embed_mode_hides_the_page_chrome_and_shows_one_panel() {
-    let style = with_main_css();
+    let style = with_page_css();
     let full = mount(state("seed-demo"), vec![], None);
     settle().await;
     assert!(shown(&full, "[data-testid=header]"), "the full page has its header");

@@ -120,7 +120,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
         }
     };
     // A narrow screen (or frame) gets the phone layout: the four places stacked in one column
-    // (style/scene.css moves each place; every text stays at least 11 CSS px).
+    // (style/lab.css moves each place; every text stays at least 11 CSS px).
     let narrow = || {
         web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).is_some_and(|w| w <= PHONE_MAX_PX)
     };
