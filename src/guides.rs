@@ -25,6 +25,8 @@ pub fn guide(scenario: &str, zh: bool) -> &'static str {
         ("half-message", false) => "Watch: a hold ticket first, then the order; B001 rolls back and its hold is cancelled; the cashier faints after signing A002, and the kitchen calls back a minute later; while the MQ is down A003 cannot be ordered at all. Try: the insight panel's lanes.",
         ("per-key-ordering", true) => "看点：窗口关着，A001 第一次没送出去，要等一分钟；它的「支付」「发货」两张随后到点，先被送进后厨——「按序」徽章变红。试试：在开头把 ordering 改成 per_key，后面的小票压着等前一张送出（每张多等一轮）；或者 relay=cdc。",
         ("per-key-ordering", false) => "Watch: the window is shut, A001's first try fails and waits a minute; its \"paid\" and \"shipped\" tickets come due meanwhile and reach the kitchen first — the in-order badge turns red. Try: at the start set ordering to per_key, and each later ticket waits until the one before it is sent (a round longer each); or relay=cdc.",
+        ("kafka-rebalance", true) => "看点：两个分区、两个消费者；读 A001 所在分区的那位做完第一条就倒下，位点还没提交；10 秒后消费组再均衡，另一位从上次提交的位点重读，A001 又来一次，订单钉挡住。试试：把 offset_commit 改成 before，那一批剩下的小票再没人读，只能靠对账补发。",
+        ("kafka-rebalance", false) => "Watch: two partitions, a group of two; the member reading A001's partition falls after its first record, before committing its offset; ten seconds later the group rebalances and the other member reads that partition again from the last committed offset: A001 comes again and the spike stops it. Try: offset_commit=before, and the rest of that batch is never read; only reconciliation sends it again.",
         (_, true) => "",
         (_, false) => "",
     }

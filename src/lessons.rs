@@ -270,6 +270,19 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
         show_me: ShowMe { scenario: "per-key-ordering", sets: &[] },
         evidence: Evidence::OutOfOrder,
     },
+    Misconception {
+        id: "kafka-commit-first",
+        claim: Bilingual {
+            zh: "Kafka 消费者拉到消息就先提交位点，省得重复消费，反正消息已经在手里了。",
+            en: "A Kafka consumer may commit its offset as soon as it polls: it saves duplicates, and the records are in hand anyway.",
+        },
+        truth: Bilingual {
+            zh: "先提交位点是“至多一次”：处理到一半崩溃，消费组再均衡后新的分区主人从已提交的位点往后读，这一批剩下的消息再也没人处理。处理完再提交是“至少一次”：崩溃后会重读，靠去重表吸收。",
+            en: "Committing first is at-most-once: a member that dies mid-batch leaves the rest of the batch behind the committed offset, and after the rebalance its new owner reads on from there; nobody processes those records again. Committing after processing is at-least-once: a crash means reading again, which the dedup table absorbs.",
+        },
+        show_me: ShowMe { scenario: "kafka-rebalance", sets: &["offset_commit=before", "reconcile_interval_ms=0"] },
+        evidence: Evidence::LostOrder,
+    },
 ];
 
 pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
@@ -415,7 +428,8 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
         },
         show_me: ShowMe { scenario: "cdc-log-retention", sets: &["log_retention_ms=0"] },
         insight: None,
-    },    InterviewQuestion {
+    },
+    InterviewQuestion {
         id: "half-message",
         question: Bilingual {
             zh: "RocketMQ 的事务消息（半消息）和本地消息表有什么区别？",
@@ -439,6 +453,19 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "The outbox promises each message at least once, not an order between one order's messages: \"created\" failed and backs off a minute, \"paid\" committed meanwhile comes due first and the next scan takes it. Either keep order on the way out (hold a step while the one before it is PENDING: WHERE NOT EXISTS …; shard and partition by order key), paying in latency, or apply by version on the consumer and park or retry early arrivals; a CDC relay reads the log in commit order anyway.",
         },
         show_me: ShowMe { scenario: "per-key-ordering", sets: &["ordering=per_key"] },
+        insight: None,
+    },
+    InterviewQuestion {
+        id: "kafka-rebalance",
+        question: Bilingual {
+            zh: "消费组再均衡（rebalance）时，正在处理的消息会怎样？",
+            en: "What happens to the records being processed when a Kafka consumer group rebalances?",
+        },
+        answer: Bilingual {
+            zh: "Kafka 没有逐条 ACK，只有每个分区的已提交位点。成员崩溃（心跳超过 session.timeout.ms）或加入时，消费组重新分配分区，每个分区的新主人都从上次提交的位点开始读：提交之后处理过的消息会再来一次（至少一次，消费端靠去重表幂等）；如果先提交后处理，崩溃时这一批剩下的就丢了（至多一次）。所以处理完再提交，消费端必须幂等；同一订单的消息按订单键进同一分区，才保证按序。",
+            en: "Kafka has no per-message ack, only each partition's committed offset. When a member leaves (no heartbeat within session.timeout.ms) or joins, the group reassigns the partitions, and each new owner reads from the last committed offset: what was processed since the last commit comes again (at-least-once: the consumer's dedup table makes it harmless); commit before processing and a crash loses the rest of the batch (at-most-once). So commit after processing, keep the consumer idempotent, and key messages by order so one order's messages share a partition and stay in order.",
+        },
+        show_me: ShowMe { scenario: "kafka-rebalance", sets: &[] },
         insight: None,
     },
 ];

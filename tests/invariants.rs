@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_lab::sim::checker::{Checker, ViolationKind};
-use outbox_lab::sim::config::{LockMode, Mode};
+use outbox_lab::sim::config::{BrokerKind, LockMode, Mode, OffsetCommit};
 use outbox_lab::sim::event::{Event, EventKind, RollbackCause, TxFault};
 use outbox_lab::sim::prng::Prng;
 use outbox_lab::sim::scenario::Scenario;
@@ -365,4 +365,52 @@ fn fencing_guards_the_row_and_a_longer_lease_guards_the_publish() {
         assert_eq!(s.violations_total, 0, "seed {seed}: a 6 s lease outlasts a 5 s stall: {:?}", s.violations);
     }
     assert!(fenced > 20 && lease_expired > 20, "fenced {fenced}, lease_expired {lease_expired}");
+}
+
+/// broker=kafka on top of a random mix: partitions, a consumer group, batches and session
+/// timeouts drawn from the seed (after the mix, so the rest of each seed's mix stays as it was).
+fn kafka(config: &mut Config, seed: u64) {
+    let mut r = Prng::new(seed ^ 0x4b61_666b_61);
+    config.broker = BrokerKind::Kafka;
+    config.partitions = r.between(1, 4);
+    config.group_consumers = r.between(1, 3);
+    config.poll_batch = r.between(1, 8);
+    config.session_timeout_ms = r.between(1_000, 30_000);
+}
+
+#[test]
+fn with_a_kafka_shaped_broker_committing_after_processing_loses_nothing_and_dedup_absorbs_rebalances() {
+    let scenario = generated();
+    let (mut rebalances, mut again) = (0, 0);
+    for seed in 0..300 {
+        let mut config = random_config(seed);
+        kafka(&mut config, seed);
+        let sim = sim::run(&scenario, config.clone(), seed).unwrap();
+        let s = sim.summary();
+        let replay = format!("seed {seed}, config {config:?}");
+        assert!(s.violations.is_empty(), "{replay}: {:?}", s.violations);
+        assert!(s.settled, "{replay}: did not settle ({:?})", s.phase);
+        assert_eq!(s.lost_orders, 0, "{replay}");
+        let inexact = outbox_lab::sim::checker::inexact_orders(sim.world());
+        assert!(inexact.is_empty(), "{replay}: {inexact:?}");
+        assert!(sim.world().broker.unacked.is_empty(), "{replay}: records left unread");
+        rebalances += sim.events().iter().filter(|e| e.kind.name() == "GroupRebalanced").count() as u64;
+        again += s.duplicate_deliveries;
+    }
+    assert!(rebalances > 600 && again > 100, "the sweep saw {rebalances} rebalances, {again} records read again");
+}
+
+#[test]
+fn with_a_kafka_shaped_broker_committing_before_processing_loses_orders() {
+    safeguard_off_is_caught(
+        |c| {
+            let seed = c.orders;
+            kafka(c, seed);
+            c.offset_commit = OffsetCommit::Before;
+            c.consumer_crash_rate = c.consumer_crash_rate.max(100_000);
+            c.reconcile_interval_ms = 0;
+        },
+        ViolationKind::LostOrder,
+        20,
+    );
 }

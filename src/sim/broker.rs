@@ -41,6 +41,9 @@ pub struct BrokerState {
     pub duplicate_next_armed: bool,
     /// mode=half_message: half messages held, by message id.
     pub half: IdMap<HalfHeld>,
+    /// broker=kafka: the partitions and the consumer group. `unacked` is then the broker's
+    /// store of records not yet read and committed.
+    pub kafka: super::kafka_broker::KafkaState,
 }
 
 impl BrokerState {
@@ -50,6 +53,14 @@ impl BrokerState {
 
     pub fn apply(&mut self, kind: &EventKind) {
         use EventKind::*;
+        // broker=kafka: records read and committed leave the store, with their deliveries.
+        for offset in self.kafka.apply(kind) {
+            if let Some(message) = self.unacked.remove(&offset) {
+                for d in message.deliveries {
+                    self.outstanding.remove(&d);
+                }
+            }
+        }
         match kind {
             MessagePublished { msg_id, biz_key, offset, payload, .. }
             | MessageSentDirectly { msg_id, biz_key, offset, payload, .. }
@@ -57,6 +68,9 @@ impl BrokerState {
             | HalfMessageCommitted { msg_id, biz_key, offset, payload } => {
                 self.half.remove(msg_id);
                 self.next_offset = self.next_offset.max(offset + 1);
+                if self.kafka.is_on() {
+                    self.kafka.append(biz_key, *offset);
+                }
                 self.unacked.insert(
                     *offset,
                     Unacked {
@@ -132,6 +146,13 @@ pub fn refuses(ctx: &mut Ctx<'_>) -> Option<PublishFailure> {
 pub fn publish(ctx: &mut Ctx<'_>, published: impl FnOnce(u64) -> EventKind) -> u64 {
     let offset = ctx.world.broker.next_offset;
     ctx.emit(published(offset));
+    if ctx.world.broker.kafka.is_on() {
+        // A log: the record waits in its partition for the owner's next poll.
+        if let Some(biz_key) = ctx.world.broker.unacked.get(&offset).map(|m| m.biz_key.clone()) {
+            super::kafka_broker::published(ctx, &biz_key);
+        }
+        return offset;
+    }
     let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms);
     ctx.schedule(at, Action::Deliver { offset, cause: DeliveryCause::First });
     offset

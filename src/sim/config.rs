@@ -96,6 +96,35 @@ pub enum Ordering {
 
 choice!(Ordering, [None = "none", PerKey = "per_key"]);
 
+/// What the broker is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerKind {
+    /// A queue (RabbitMQ-style): each message is delivered until one of its deliveries is
+    /// acked; a delivery not acked in time is delivered again.
+    Queue,
+    /// A log (Kafka-style): messages go to partitions by key; each partition is read in order
+    /// by one member of a consumer group, which commits its offset. No acks: after a
+    /// rebalance the new owner reads again from the last committed offset.
+    Kafka,
+}
+
+choice!(BrokerKind, [Queue = "queue", Kafka = "kafka"]);
+
+/// broker=kafka: when a group member commits its offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffsetCommit {
+    /// After processing the batch: a crash redelivers what was processed since the last
+    /// commit (at-least-once; dedup absorbs it).
+    After,
+    /// As soon as the batch is polled, before processing it: a crash loses the rest of the
+    /// batch (at-most-once).
+    Before,
+}
+
+choice!(OffsetCommit, [After = "after", Before = "before"]);
+
 /// How the order service tells the world about an order: the pattern or a wrong turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -273,6 +302,18 @@ config! {
         "With relay=cdc: log older than this is removed even if the connector has not read it (MySQL's binlog expiry, PostgreSQL's max_slot_wal_keep_size); 0: the replication slot keeps every record the connector has not confirmed, so the log grows while it cannot publish.";
     log_position_before_publish: bool = false, ValueKind::Flag, 0, 1,
         "With relay=cdc, a wrong turn: the connector stores its log position as soon as it reads a batch, before publishing it (at-most-once); a crash in between loses the rest of the batch.";
+    broker: BrokerKind = BrokerKind::Queue, ValueKind::Choice(BrokerKind::NAMES), 0, 1,
+        "What the broker is: queue (each message delivered until a delivery is acked, again after ack_timeout_ms) or kafka (partitions by key, a consumer group that commits offsets; a rebalance makes the new owner read again from the last committed offset). Chosen when a run starts.";
+    partitions: u64 = 3, ValueKind::Count, 1, 64,
+        "With broker=kafka: partitions of the topic; a message goes to the one its order key hashes to, and each is read in order. Chosen when a run starts.";
+    group_consumers: u64 = 2, ValueKind::Count, 1, 16,
+        "With broker=kafka: members of the consumer group; each partition is read by one of them (round robin over the live members). Chosen when a run starts.";
+    poll_batch: u64 = 5, ValueKind::Count, 1, 500,
+        "With broker=kafka: records one poll takes from a partition (max.poll.records).";
+    offset_commit: OffsetCommit = OffsetCommit::After, ValueKind::Choice(OffsetCommit::NAMES), 0, 1,
+        "With broker=kafka: after (commit the offset once the batch is processed: at-least-once) or before (commit as soon as it is polled: at-most-once, a crash loses the rest of the batch).";
+    session_timeout_ms: u64 = 10_000, ValueKind::Millis, 1, DAY_MS,
+        "With broker=kafka: how long the group waits for a member that stopped heartbeating (it crashed) before it rebalances its partitions to the others (session.timeout.ms).";
     scan_interval_ms: u64 = 5 * MINUTE_MS, ValueKind::Millis, 1, DAY_MS,
         "How often the relay scans the message table.";
     batch_size: u64 = 20, ValueKind::Count, 1, 10_000,

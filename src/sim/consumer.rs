@@ -127,8 +127,12 @@ impl ConsumerState {
                 // written when its participant prepared.
                 self.effects.record(biz_key, *amount_cents, *prepared_at_ms);
             }
-            ConsumerCrashed { restart_at_ms, .. } => {
-                self.down_until_ms = Some(*restart_at_ms);
+            ConsumerCrashed { restart_at_ms, member, .. } => {
+                // broker=kafka: a member of the group crashed; the others go on (the group
+                // keeps track of its members).
+                if member.is_none() {
+                    self.down_until_ms = Some(*restart_at_ms);
+                }
                 self.crash_armed = false;
             }
             ConsumerRestarted => self.down_until_ms = None,
@@ -144,6 +148,34 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
     if ctx.world.consumer.down_until_ms.is_some() {
         return;
     }
+    let msg_id = message.msg_id;
+    let later_key = process(ctx, delivery_id, message);
+
+    // Committed. Now the ack — unless the process dies first.
+    if crashes_now(ctx) {
+        let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.consumer_restart_ms);
+        ctx.emit(EventKind::ConsumerCrashed { delivery_id, restart_at_ms, member: None });
+        ctx.schedule(restart_at_ms, Action::ConsumerRestart);
+        return;
+    }
+    if ctx.world.broker.is_down(ctx.now_ms) {
+        ctx.emit(EventKind::AckLost { delivery_id, msg_id });
+    } else {
+        ctx.emit(EventKind::MessageAcked { delivery_id, msg_id });
+    }
+    if let Some(biz_key) = later_key {
+        // Outside the effect's transaction: a crash above has already lost it.
+        ctx.emit(EventKind::DedupKeyRecorded { delivery_id, msg_id, biz_key });
+    }
+    // "Done" (or "already done") goes back to the order service: SENT -> DONE.
+    let at = ctx.now_ms.saturating_add(ctx.config.confirm_latency_ms);
+    ctx.schedule(at, Action::Confirm { msg_id });
+}
+
+/// The consumer's local transaction for one delivery: check the key -> apply the effect (or
+/// skip a duplicate) -> record the key -> commit. Returns the key still to record after the
+/// ack or offset commit (`dedup_in_tx=false`: a crash before then forgets it).
+pub fn process(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) -> Option<BizKey> {
     let biz_key = message.biz_key.clone();
     let msg_id = message.msg_id;
     let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key(&biz_key);
@@ -165,26 +197,13 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
             key_later,
         });
     }
+    later_key
+}
 
-    // Committed. Now the ack — unless the process dies first.
-    if ctx.world.consumer.crash_armed || ctx.faults.chance(FaultKind::ConsumerCrash, ctx.config.consumer_crash_rate) {
-        let restart_at_ms = ctx.now_ms.saturating_add(ctx.config.consumer_restart_ms);
-        ctx.emit(EventKind::ConsumerCrashed { delivery_id, restart_at_ms });
-        ctx.schedule(restart_at_ms, Action::ConsumerRestart);
-        return;
-    }
-    if ctx.world.broker.is_down(ctx.now_ms) {
-        ctx.emit(EventKind::AckLost { delivery_id, msg_id });
-    } else {
-        ctx.emit(EventKind::MessageAcked { delivery_id, msg_id });
-    }
-    if let Some(biz_key) = later_key {
-        // Outside the effect's transaction: a crash above has already lost it.
-        ctx.emit(EventKind::DedupKeyRecorded { delivery_id, msg_id, biz_key });
-    }
-    // "Done" (or "already done") goes back to the order service: SENT -> DONE.
-    let at = ctx.now_ms.saturating_add(ctx.config.confirm_latency_ms);
-    ctx.schedule(at, Action::Confirm { msg_id });
+/// Whether the consumer dies now, after its transaction's commit and before its ack (or its
+/// offset commit): as a person armed it, or by `consumer_crash_rate`.
+pub fn crashes_now(ctx: &mut Ctx<'_>) -> bool {
+    ctx.world.consumer.crash_armed || ctx.faults.chance(FaultKind::ConsumerCrash, ctx.config.consumer_crash_rate)
 }
 
 pub fn restart(ctx: &mut Ctx<'_>) {

@@ -153,6 +153,9 @@ pub enum DeliveryCause {
     Duplicate,
     /// No ack arrived within `ack_timeout_ms`.
     AckTimeout,
+    /// broker=kafka: read again by a partition's new owner after a rebalance, from the last
+    /// committed offset.
+    Rebalance,
 }
 
 /// A fault or change a person or a script injected at this moment.
@@ -471,6 +474,13 @@ pub enum EventKind {
         until_ms: u64,
     },
     BrokerRecovered,
+    /// broker=kafka: the group coordinator assigned the partitions to the live members
+    /// (`owners[p]`: the member that reads partition p, None with no member left); each new
+    /// owner reads from its partition's last committed offset.
+    GroupRebalanced {
+        generation: u64,
+        owners: Vec<Option<u32>>,
+    },
 
     // ---- consumer: its own local transaction, then the ack ----
     EffectApplied {
@@ -502,6 +512,28 @@ pub enum EventKind {
     ConsumerCrashed {
         delivery_id: u64,
         restart_at_ms: u64,
+        /// broker=kafka: which member of the consumer group (it leaves the group).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        member: Option<u32>,
+    },
+    /// broker=kafka: a group member took the records at partition offsets `from..to` of
+    /// `partition` in one poll.
+    RecordsPolled {
+        member: u32,
+        partition: u32,
+        from: u64,
+        to: u64,
+    },
+    /// broker=kafka: a group member committed `offset` (the next record to read) of
+    /// `partition`: a new owner after a rebalance starts there.
+    OffsetCommitted {
+        member: u32,
+        partition: u32,
+        offset: u64,
+    },
+    /// broker=kafka: a crashed group member is back and joins the group again.
+    GroupMemberRejoined {
+        member: u32,
     },
     ConsumerRestarted,
 
@@ -633,6 +665,7 @@ impl EventKind {
             | AckLost { .. }
             | BrokerWentDown { .. }
             | BrokerRecovered
+            | GroupRebalanced { .. }
             | HalfMessageCheckedBack { .. }
             | HalfMessageCommitted { .. }
             | HalfMessageRolledBack { .. }
@@ -642,6 +675,9 @@ impl EventKind {
             | DuplicateSkipped { .. }
             | MessageAcked { .. }
             | ConsumerCrashed { .. }
+            | RecordsPolled { .. }
+            | OffsetCommitted { .. }
+            | GroupMemberRejoined { .. }
             | ConsumerRestarted => Actor::Consumer,
             ReconcileStarted { .. } | GapFound { .. } | GapCompensated { .. } | ReconcileFinished { .. } => {
                 Actor::Reconciler
@@ -682,6 +718,10 @@ impl EventKind {
             MessageAcked { .. } => "MessageAcked",
             ConsumerCrashed { .. } => "ConsumerCrashed",
             ConsumerRestarted => "ConsumerRestarted",
+            RecordsPolled { .. } => "RecordsPolled",
+            OffsetCommitted { .. } => "OffsetCommitted",
+            GroupMemberRejoined { .. } => "GroupMemberRejoined",
+            GroupRebalanced { .. } => "GroupRebalanced",
             MessageDone { .. } => "MessageDone",
             OrderOnlyCommitted { .. } => "OrderOnlyCommitted",
             MessageSentDirectly { .. } => "MessageSentDirectly",

@@ -12,6 +12,7 @@ pub mod prng;
 pub mod broker;
 pub mod cdc_relay;
 pub mod consumer;
+pub mod kafka_broker;
 pub mod order_service;
 pub mod order_steps;
 pub mod outbox_table;

@@ -1,7 +1,7 @@
 //! Scenarios are data: a config plus a script of commands at given times. The CLI, the UI
 //! and the tests all run the same ones, and a share link or an exported file can carry one.
 
-use super::config::{Config, LockMode, Mode, RelayKind};
+use super::config::{BrokerKind, Config, LockMode, Mode, RelayKind};
 use super::event::TxFault;
 use super::order_service::OrderRequest;
 use serde::{Deserialize, Serialize};
@@ -111,6 +111,7 @@ pub const IDS: &[&str] = &[
     "cdc-log-retention",
     "half-message",
     "per-key-ordering",
+    "kafka-rebalance",
 ];
 
 /// A built-in scenario's short name, in Chinese or English (the picker and the lessons show it;
@@ -141,6 +142,7 @@ pub fn name(id: &str, zh: bool) -> Option<&'static str> {
         "cdc-log-retention" => ("CDC 与长时间宕机：日志保留", "CDC in a long outage: log retention"),
         "half-message" => ("RocketMQ 事务消息（半消息）", "RocketMQ transactional (half) messages"),
         "per-key-ordering" => ("一单多条消息：乱序", "One order, several messages: out of order"),
+        "kafka-rebalance" => ("Kafka：消费组再均衡", "Kafka: a consumer group rebalances"),
         // A scenario without a name here shows its id.
         _ => return None,
     };
@@ -282,6 +284,10 @@ pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
         "per-key-ordering" => (
             "One order, three messages: its first backs off after a failed publish, and paid takes effect before created",
             "一笔订单三条消息：第一条发送失败退避，“支付”先于“创建”生效",
+        ),
+        "kafka-rebalance" => (
+            "Kafka-shaped broker: a group member dies mid-batch, the group rebalances, and the new owner reads again from the last committed offset (the processed record comes again; dedup absorbs it)",
+            "Kafka 式的 MQ：消费组成员处理到一半崩溃，消费组再均衡，新的分区主人从上次提交的位点重读（处理过的那条又来一次，去重挡住）",
         ),
         "cdc-relay" => (
             "A connector tails the commit log (Debezium-style): no scans, no status updates; a crash before it stores its position publishes one message twice, and dedup absorbs it",
@@ -509,6 +515,30 @@ fn build(id: &str) -> Option<Scenario> {
                 order(50 * SECOND_MS, "A001.shipped", 9_990),
                 order(3 * MINUTE_MS, "B001", 5_900),
                 order(3 * MINUTE_MS + 10 * SECOND_MS, "B001.paid", 5_900),
+            ]
+        }
+        "kafka-rebalance" => {
+            // Two partitions, a group of two. The member reading A001's partition dies after
+            // its first record's transaction, before the batch's offset commit: ten seconds
+            // later the group rebalances, and the other member reads that partition again from
+            // offset 0. With offset_commit=before the batch's end was committed at the poll:
+            // the rest of the batch is skipped, and only the reconciler finds those orders.
+            config.broker = BrokerKind::Kafka;
+            config.partitions = 2;
+            config.group_consumers = 2;
+            config.scan_interval_ms = 30 * SECOND_MS;
+            config.reconcile_interval_ms = 10 * MINUTE_MS;
+            config.reconcile_grace_ms = 5 * MINUTE_MS;
+            config.consumer_restart_ms = 2 * MINUTE_MS;
+            config.settle_after_ms = 15 * MINUTE_MS;
+            vec![
+                at(0, Command::CrashConsumerBeforeAck),
+                order(0, "A001", 9_990),
+                order(0, "A002", 19_900),
+                order(0, "A003", 5_900),
+                order(0, "A004", 12_000),
+                order(5 * MINUTE_MS, "B001", 3_300),
+                order(5 * MINUTE_MS, "B002", 4_400),
             ]
         }
         "cdc-relay" => {

@@ -6,10 +6,11 @@
 use super::broker::{self, Unacked};
 use super::cdc_relay;
 use super::checker::{Checker, Violation};
-use super::config::{Config, ConfigError, LockMode, Mode, RelayKind, MAX_PAUSE_MS};
+use super::config::{BrokerKind, Config, ConfigError, LockMode, Mode, RelayKind, MAX_PAUSE_MS};
 use super::consumer;
 use super::event::{DeliveryCause, Event, EventKind, GapKind, Injection, TxFault};
 use super::faults::FaultSource;
+use super::kafka_broker;
 use super::metrics::{AlertThresholds, Counters, Metrics, Series, WindowStats};
 use super::order_service::{self, OrderRequest};
 use super::outbox_table::{shard_of, Status};
@@ -90,6 +91,24 @@ pub enum Action {
         msg_id: u64,
     },
     ConsumerRestart,
+    /// broker=kafka: a partition's owner polls its next batch.
+    KafkaPoll {
+        partition: u32,
+    },
+    /// broker=kafka: the owner processes the next record of the batch it polled in
+    /// `generation` (a rebalance since abandons it).
+    KafkaProcess {
+        partition: u32,
+        generation: u64,
+    },
+    /// broker=kafka: a crashed member's session ends: the group rebalances without it.
+    KafkaSessionTimeout {
+        member: u32,
+    },
+    /// broker=kafka: a crashed member is back and rejoins the group.
+    KafkaMemberRestart {
+        member: u32,
+    },
     /// mode=half_message: the broker checks back on a half message it holds.
     HalfCheck {
         msg_id: u64,
@@ -310,15 +329,20 @@ impl Ctx<'_> {
     }
 }
 
-/// The config key that picks the relay kind: fixed for a run, since the run's first actions
-/// (a scan timer per relay, or the connector's slot and read timer) depend on it.
-const RELAY_KEY: &str = "relay";
+/// The config keys fixed for a run, since its first actions depend on them: the relay kind
+/// (a scan timer per relay, or the connector's slot and read timer) and the broker's shape
+/// (the consumer group's first assignment of the partitions).
+const START_ONLY_KEYS: [&str; 4] = ["relay", "broker", "partitions", "group_consumers"];
 
-fn relay_is_chosen_at_start() -> ConfigError {
-    ConfigError(
-        "relay is chosen when a run starts (--set relay=poll|cdc, or cfg=relay:cdc in a link), not by a command during it"
-            .to_string(),
-    )
+fn is_chosen_at_start(key: &str) -> bool {
+    START_ONLY_KEYS.contains(&key)
+}
+
+fn chosen_at_start(key: &str) -> ConfigError {
+    let allowed = super::config::spec(key).map(|k| k.allowed()).unwrap_or_default();
+    ConfigError(format!(
+        "{key} is chosen when a run starts (--set {key}=…, or cfg={key}:… in a link; allowed: {allowed}), not by a command during it"
+    ))
 }
 
 /// Orders that arrive by themselves (`orders=N`), spaced uniformly in 0..2x the mean gap.
@@ -562,7 +586,7 @@ impl Simulation {
         let mut scratch = config.clone();
         for step in &scenario.script {
             match &step.command {
-                Command::Set { key, .. } if key == RELAY_KEY => return Err(relay_is_chosen_at_start()),
+                Command::Set { key, .. } if is_chosen_at_start(key) => return Err(chosen_at_start(key)),
                 Command::Set { key, value } => scratch.set(key, value)?,
                 Command::PauseNextRelay { pause_ms } if !(1..=MAX_PAUSE_MS).contains(pause_ms) => {
                     return Err(ConfigError(format!(
@@ -627,6 +651,10 @@ impl Simulation {
         }
         if cdc {
             cdc_relay::subscribe(&mut sim.ctx());
+        }
+        if sim.config.broker == BrokerKind::Kafka && sim.config.mode != Mode::TwoPc {
+            // The consumer group forms: its first assignment of the partitions.
+            kafka_broker::rebalance(&mut sim.ctx());
         }
         Ok(sim)
     }
@@ -751,8 +779,12 @@ impl Simulation {
     /// Nothing PENDING, SENT, uncommitted or in flight, and no one-off action pending.
     pub fn is_quiet(&self) -> bool {
         let db = &self.world.order_db;
+        // broker=kafka: a SENT row whose record is gone from the broker (polled, committed,
+        // never processed: offset_commit=before and a crash) will never be confirmed; with the
+        // rest quiet the run is over, and settling calls that order lost.
+        let sent_can_move = !(self.world.broker.kafka.is_on() && self.world.broker.unacked.is_empty());
         self.pending_is_quiet()
-            && db.outbox.count(Status::Sent) == 0
+            && (db.outbox.count(Status::Sent) == 0 || !sent_can_move)
             && db.open_txs.is_empty()
             && self.world.broker.unacked.is_empty()
             && self.world.consumer.down_until_ms.is_none()
@@ -1027,8 +1059,8 @@ impl Simulation {
     /// Config changes are validated; a refused value changes nothing and is returned.
     pub fn inject(&mut self, command: Command) -> Result<(), ConfigError> {
         if let Command::Set { key, value } = &command {
-            if key == RELAY_KEY {
-                return Err(relay_is_chosen_at_start());
+            if is_chosen_at_start(key) {
+                return Err(chosen_at_start(key));
             }
             self.config.clone().set(key, value)?;
         }
@@ -1121,7 +1153,7 @@ impl Simulation {
             Command::Set { key, value } => {
                 // Validated in `new`; a refused value leaves the config unchanged. The relay
                 // kind stays as the run started (its actions were scheduled then).
-                if key != RELAY_KEY && self.config.set(&key, &value).is_ok() {
+                if !is_chosen_at_start(&key) && self.config.set(&key, &value).is_ok() {
                     let value = self.config.get(&key).unwrap_or(value);
                     self.ctx().emit(EventKind::Injected(Injection::ConfigChanged { key, value }));
                 }
@@ -1155,6 +1187,10 @@ impl Simulation {
             Action::AckTimeout { delivery_id } => broker::ack_timed_out(&mut ctx, delivery_id),
             Action::Confirm { msg_id } => order_service::confirm_done(&mut ctx, msg_id),
             Action::ConsumerRestart => consumer::restart(&mut ctx),
+            Action::KafkaPoll { partition } => kafka_broker::poll(&mut ctx, partition),
+            Action::KafkaProcess { partition, generation } => kafka_broker::process(&mut ctx, partition, generation),
+            Action::KafkaSessionTimeout { member } => kafka_broker::session_timed_out(&mut ctx, member),
+            Action::KafkaMemberRestart { member } => kafka_broker::member_restarted(&mut ctx, member),
             Action::HalfCheck { msg_id } => broker::check_back(&mut ctx, msg_id),
             Action::OutageStart { duration_ms } => broker::outage_start(&mut ctx, duration_ms),
             Action::OutageEnd => broker::outage_end(&mut ctx, false),

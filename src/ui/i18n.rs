@@ -539,6 +539,16 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             (DeliveryCause::AckTimeout, false, false) => {
                 format!("Ack timed out: the MQ redelivers {biz_key} (delivery {delivery_id})")
             }
+            (DeliveryCause::Rebalance, true, true) => format!("重新分窗口后，{biz_key} 的小票又被取了一次"),
+            (DeliveryCause::Rebalance, true, false) => {
+                format!("再均衡后从已提交位点重读：再次投递 {biz_key}（投递 {delivery_id}）")
+            }
+            (DeliveryCause::Rebalance, false, true) => {
+                format!("After the reassignment, ticket {biz_key} is taken again")
+            }
+            (DeliveryCause::Rebalance, false, false) => {
+                format!("Read again from the committed offset after the rebalance: {biz_key} (delivery {delivery_id})")
+            }
         },
         AckLost { delivery_id, msg_id } => {
             let k = key_of(*msg_id);
@@ -646,7 +656,16 @@ fn consumer_line(w: Words, e: &Event) -> String {
                 "INSERT … ON CONFLICT DO NOTHING affected 0 rows: {biz_key} was done before; skip the effect, just ack"
             ),
         },
-        ConsumerCrashed { delivery_id, restart_at_ms } => {
+        ConsumerCrashed { restart_at_ms, member: Some(c), .. } => {
+            let at = clock(*restart_at_ms);
+            match (zh, m) {
+                (true, true) => format!("后厨 {c} 做完一张就晕倒了，还没记下号；{at} 才醒"),
+                (true, false) => format!("消费者 {c} 已 COMMIT，但在提交位点前崩溃；{at} 重启，会话超时后再均衡"),
+                (false, true) => format!("Cook {c} finished a ticket and fainted before noting the number; back at {at}"),
+                (false, false) => format!("Consumer {c} committed but crashed before committing its offset; back at {at}, the group rebalances after its session times out"),
+            }
+        }
+        ConsumerCrashed { delivery_id, restart_at_ms, .. } => {
             let at = clock(*restart_at_ms);
             match (zh, m) {
                 (true, true) => format!("后厨做完了，还没回话就晕倒了，{at} 才醒：窗口以为没做完"),

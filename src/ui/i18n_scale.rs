@@ -415,6 +415,42 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
             ],
             vec![alert_words(w, *metric).into(), alert_value(w, *metric, *value), alert_value(w, *metric, *threshold)],
         ),
+        RecordsPolled { member, partition, from, to } => (
+            [
+                "后厨 {0} 从第 {1} 个窗口一次取走 {2}–{3} 号小票",
+                "消费者 {0} 从分区 {1} 拉取一批：offset {2}–{3}",
+                "Cook {0} takes tickets {2}–{3} from window {1} in one go",
+                "Consumer {0} polls a batch from partition {1}: offsets {2}–{3}",
+            ],
+            vec![member.to_string(), partition.to_string(), n(from), n(&to.saturating_sub(1))],
+        ),
+        OffsetCommitted { member, partition, offset } => (
+            [
+                "后厨 {0} 在第 {1} 个窗口记下：下次从 {2} 号取",
+                "消费者 {0} 提交分区 {1} 的位点 {2}：再均衡后从这里读",
+                "Cook {0} notes at window {1}: next time, start at ticket {2}",
+                "Consumer {0} commits offset {2} of partition {1}: after a rebalance, reading starts here",
+            ],
+            vec![member.to_string(), partition.to_string(), n(offset)],
+        ),
+        GroupRebalanced { generation, owners } => (
+            [
+                "领班重新分窗口（第 {0} 轮）：{1}；各人从记下的号接着取",
+                "消费组再均衡（第 {0} 代）：{1}；各分区从上次提交的位点重读",
+                "The head chef reassigns the windows (round {0}): {1}; each starts at the number noted",
+                "The consumer group rebalances (generation {0}): {1}; each partition is read again from its committed offset",
+            ],
+            vec![n(generation), owners_text(owners)],
+        ),
+        GroupMemberRejoined { member } => (
+            [
+                "后厨 {0} 醒了，回到组里",
+                "消费者 {0} 重启，重新加入消费组",
+                "Cook {0} is back and rejoins",
+                "Consumer {0} restarted and rejoins the group",
+            ],
+            vec![member.to_string()],
+        ),
         AlertCleared { metric, value } => (
             ["✓ 告警解除：{0}回到 {1}", "✓ 告警解除：{0}回到 {1}", "✓ Alert cleared: {0} back to {1}", "✓ Alert cleared: {0} back to {1}"],
             vec![alert_words(w, *metric).into(), alert_value(w, *metric, *value)],
@@ -495,6 +531,10 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         RelayLogRead { .. } => w.pick("抄底联", "read WAL", "copies", "read WAL"),
         RelayLogPublishFailed { .. } => w.pick("窗口关着", "publish ✗", "window shut", "publish ✗"),
         RelayPositionStored { .. } => w.pick("挪书签", "offset", "bookmark", "offset"),
+        RecordsPolled { .. } => w.pick("取一批", "poll", "take batch", "poll"),
+        OffsetCommitted { .. } => w.pick("记号", "commit offset", "note", "commit offset"),
+        GroupRebalanced { .. } => w.pick("重分", "rebalance", "reassign", "rebalance"),
+        GroupMemberRejoined { .. } => w.pick("归队", "rejoin", "rejoins", "rejoin"),
         LogPurged { .. } => w.pick("撕页", "purge", "torn out", "purge"),
         RelayLogPositionLost { .. } => w.pick("书签丢了！", "position lost", "bookmark gone!", "position lost"),
         RelayRestarted { .. } => w.pick("回来", "restart", "back", "restart"),
@@ -529,4 +569,10 @@ mod tests {
         assert_eq!(fill("{2} {x} {", &["x"]), "{2} {x} {");
         assert_eq!(fill("订单 {0}", &["A001"]), "订单 A001");
     }
+}
+
+/// A consumer group's assignment, partition by partition: "P0→0 P1→1" (— for no owner).
+fn owners_text(owners: &[Option<u32>]) -> String {
+    let each = owners.iter().enumerate().map(|(p, o)| format!("P{p}→{}", o.map_or("—".to_string(), |m| m.to_string())));
+    each.collect::<Vec<_>>().join(" ")
 }

@@ -413,6 +413,25 @@ impl Stage<'_> {
             w.t(Label::InFlight),
             f.world.broker.unacked.len()
         );
+        // broker=kafka: each partition (at most four shown) with its committed offset over its
+        // records, and who reads it ("P1 2/3 →0"; "✗" while its reader is down).
+        for (i, p) in f.world.broker.kafka.partitions.iter().take(4).enumerate() {
+            let k = &f.world.broker.kafka;
+            let owner = match p.owner {
+                Some(m) if k.down.contains_key(&u64::from(m)) => format!("✗{m}"),
+                Some(m) => format!("→{m}"),
+                None => "—".to_string(),
+            };
+            html_write!(
+                *o,
+                r#"<text x="710" y="{}" class="sub" data-testid="partition">P{} {}/{} {}</text>"#,
+                254 - 18 * i as i32,
+                i,
+                p.committed,
+                p.records.len(),
+                owner
+            );
+        }
         // mode=half_message: the half messages the broker holds, invisible to the kitchen.
         if !f.world.broker.half.is_empty() {
             html_write!(

@@ -280,7 +280,7 @@ await page.waitForSelector('[data-testid=scene]');
 ok(await page.locator('[data-testid=lessons-body]').count() === 0, 'the lessons are not loaded before they are opened');
 await page.click('[data-testid=lessons-open]');
 await page.waitForSelector('[data-testid=lessons-body]');
-ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 31, '15 misconceptions, 13 questions, 2 AI runs and the checker\'s walkthrough each have a button');
+ok((await page.locator('[data-testid=lessons-body] [data-go]').count()) === 33, '16 misconceptions, 14 questions, 2 AI runs and the checker\'s walkthrough each have a button');
 ok((await text('myth-exactly-once')).includes('至少一次'), 'the lessons are in Chinese by default');
 await shot('lessons-zh');
 await page.click('[data-testid=show-exactly-once]');
