@@ -264,6 +264,10 @@ fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> s
         "  outbox: {} pending, {} sent, {} done, {} dead",
         s.outbox.pending, s.outbox.sent, s.outbox.done, s.outbox.dead
     )?;
+    let logged_only = sim.world().order_db.logged_only.len();
+    if logged_only > 0 {
+        writeln!(out, "  deleted after insert: {logged_only} messages in the log only (the table keeps no row)")?;
+    }
     writeln!(
         out,
         "  relay: {} scans, {} rows examined, {} publishes, {} failed",

@@ -160,7 +160,8 @@ impl Checker {
                 None
             }
             MessagePublished { relay_id, msg_id, biz_key, .. } => {
-                let committed = outbox.get(*msg_id).is_some();
+                let db = &world.order_db;
+                let committed = outbox.get(*msg_id).is_some() || db.logged_only.contains_key(msg_id);
                 if self.rolled_back_msg_ids.contains_key(msg_id) || !committed {
                     let detail = format!("message {msg_id} ({biz_key}) was published but never committed");
                     self.report(event, ViolationKind::GhostPublish, detail);
@@ -270,7 +271,9 @@ impl Checker {
         match &event.kind {
             OrderCommitted { order_id, msg_id, biz_key, .. } => {
                 let order_ok = db.order_id_of(biz_key) == Some(*order_id);
-                let message_ok = db.outbox.id_of(biz_key) == Some(*msg_id);
+                // delete_after_insert: the message is in the log only (and the send log by key).
+                let message_ok = db.outbox.id_of(biz_key) == Some(*msg_id)
+                    || db.logged_only.get(msg_id).is_some_and(|row| row.biz_key == *biz_key);
                 if !order_ok || !message_ok {
                     let detail =
                         format!("commit of {biz_key}: order visible = {order_ok}, its message visible = {message_ok}");
@@ -299,7 +302,7 @@ impl Checker {
         }
         // Global, O(1): every visible order has exactly one visible message (in the hot
         // table or in history) and vice versa.
-        let messages = db.outbox.len() + db.history.len();
+        let messages = db.outbox.len() + db.history.len() + db.logged_only.len();
         if self.outbox_mode && db.orders.len() != messages {
             let detail = format!("{} orders but {messages} messages", db.orders.len());
             self.report(event, ViolationKind::NotAtomic, detail);
@@ -333,6 +336,10 @@ pub fn inexact_orders(world: &World) -> Vec<String> {
             let exact = match status {
                 Some(Status::Done) => effects == 1,
                 Some(Status::Dead) => effects <= 1,
+                // delete_after_insert: no row to mark; the log delivered it, or the order is lost.
+                None if db.sent_directly(&order.biz_key).is_some_and(|s| db.logged_only.contains_key(&s.msg_id)) => {
+                    effects == 1
+                }
                 _ => false,
             };
             (!exact).then(|| {

@@ -300,6 +300,8 @@ config! {
         "With relay=cdc: how often the connector reads the log for transactions committed since its position.";
     log_retention_ms: u64 = 0, ValueKind::Millis, 0, 30 * DAY_MS,
         "With relay=cdc: log older than this is removed even if the connector has not read it (MySQL's binlog expiry, PostgreSQL's max_slot_wal_keep_size); 0: the replication slot keeps every record the connector has not confirmed, so the log grows while it cannot publish.";
+    delete_after_insert: bool = false, ValueKind::Flag, 0, 1,
+        "With relay=cdc, the Debezium way: the order's transaction deletes its outbox row right after inserting it, so the table stays empty (nothing to scan, index or archive) while the log keeps the INSERT for the connector; nothing marks a row DONE, and the reconciler compares orders with effects.";
     log_position_before_publish: bool = false, ValueKind::Flag, 0, 1,
         "With relay=cdc, a wrong turn: the connector stores its log position as soon as it reads a batch, before publishing it (at-most-once); a crash in between loses the rest of the batch.";
     broker: BrokerKind = BrokerKind::Queue, ValueKind::Choice(BrokerKind::NAMES), 0, 1,

@@ -215,11 +215,20 @@ pub enum EventKind {
         payload: Payload,
         shard: u32,
     },
+    /// delete_after_insert (relay=cdc): the same transaction deletes the row it just inserted;
+    /// at COMMIT the log keeps the INSERT, the table keeps nothing.
+    MessageDeleted {
+        tx_id: u64,
+        msg_id: u64,
+    },
     OrderCommitted {
         tx_id: u64,
         order_id: u64,
         msg_id: u64,
         biz_key: BizKey,
+        /// delete_after_insert: the message is committed to the log only, not to the table.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        message_deleted: bool,
     },
     TransactionRolledBack {
         tx_id: u64,
@@ -628,6 +637,7 @@ impl EventKind {
             TransactionBegan { .. }
             | OrderInserted { .. }
             | MessageInserted { .. }
+            | MessageDeleted { .. }
             | OrderCommitted { .. }
             | TransactionRolledBack { .. }
             | OrderOnlyCommitted { .. }
@@ -699,6 +709,7 @@ impl EventKind {
         match self {
             TransactionBegan { .. } => "TransactionBegan",
             OrderInserted { .. } => "OrderInserted",
+            MessageDeleted { .. } => "MessageDeleted",
             MessageInserted { .. } => "MessageInserted",
             OrderCommitted { .. } => "OrderCommitted",
             TransactionRolledBack { .. } => "TransactionRolledBack",

@@ -3,7 +3,7 @@
 //! modes the same service publishes to the MQ itself, before or after its commit.
 
 use super::broker;
-use super::config::Mode;
+use super::config::{Mode, RelayKind};
 use super::database_log::DatabaseLog;
 use super::event::{BizKey, EventKind, HalfAnswer, Payload, RollbackCause, TxFault};
 use super::faults::FaultKind;
@@ -29,6 +29,8 @@ pub struct OpenTx {
     pub amount_cents: u64,
     pub order: Option<OrderRow>,
     pub message: Option<OutboxRow>,
+    /// delete_after_insert: the transaction deleted its message row again.
+    pub message_deleted: bool,
 }
 
 /// An order to place: what the cashier is asked to write.
@@ -75,6 +77,10 @@ pub struct OrderDb {
     sent_at_ms: SharedMap<BizKey, u64>,
     /// The log of committed transactions, as a CDC connector's replication slot keeps it.
     pub log: DatabaseLog,
+    /// delete_after_insert: each committed message as its INSERT's log record carries it (the
+    /// table keeps none of them). The connector publishes from these, as Debezium publishes
+    /// the inserted tuple from the log; the send log holds the same messages by key.
+    pub logged_only: IdMap<OutboxRow>,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,
@@ -171,6 +177,7 @@ impl OrderDb {
                         amount_cents: *amount_cents,
                         order: None,
                         message: None,
+                        message_deleted: false,
                     },
                 );
             }
@@ -201,6 +208,11 @@ impl OrderDb {
                     });
                 }
             }
+            MessageDeleted { tx_id, .. } => {
+                if let Some(tx) = self.open_txs.get_mut(tx_id) {
+                    tx.message_deleted = true;
+                }
+            }
             OrderCommitted { tx_id, .. } | OrderOnlyCommitted { tx_id, .. } => {
                 if let Some(tx) = self.open_txs.remove(tx_id) {
                     if let Some(order) = tx.order {
@@ -208,9 +220,14 @@ impl OrderDb {
                     }
                     if let Some(message) = tx.message {
                         self.log.append(message.id, at_ms);
-                        // A refused insert is impossible after the in-transaction check;
-                        // the checker reports the atomicity break if it ever happens.
-                        let _ = self.outbox.insert(message);
+                        if tx.message_deleted {
+                            self.record_sent(&message.biz_key, message.id, at_ms);
+                            self.logged_only.insert(message.id, message);
+                        } else {
+                            // A refused insert is impossible after the in-transaction check;
+                            // the checker reports the atomicity break if it ever happens.
+                            let _ = self.outbox.insert(message);
+                        }
                     }
                 }
             }
@@ -408,10 +425,16 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
             let msg_id = ctx.world.order_db.next_msg_id;
             let shard = shard_of(&key, ctx.config.shards);
             ctx.emit(EventKind::MessageInserted { tx_id, msg_id, biz_key: key.clone(), payload, shard });
+            let message_deleted =
+                mode == Mode::Outbox && ctx.config.relay == RelayKind::Cdc && ctx.config.delete_after_insert;
+            if message_deleted {
+                // DELETE FROM outbox WHERE id = …: the log keeps the INSERT for the connector.
+                ctx.emit(EventKind::MessageDeleted { tx_id, msg_id });
+            }
             if let Some(f) = fails_at(ctx, request, TxFault::AtCommit) {
                 return rollback(ctx, RollbackCause::Fault(f));
             }
-            ctx.emit(EventKind::OrderCommitted { tx_id, order_id, msg_id, biz_key: key.clone() });
+            ctx.emit(EventKind::OrderCommitted { tx_id, order_id, msg_id, biz_key: key.clone(), message_deleted });
             if crashes(ctx, request) {
                 // Harmless: the message is already safe in the table.
                 ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });

@@ -772,7 +772,11 @@ impl Simulation {
         if self.config.relay != RelayKind::Cdc || self.config.mode != Mode::Outbox {
             return pending == 0;
         }
-        let reconciler_may_repair = self.config.reconcile_interval_ms > 0 && pending > 0;
+        // delete_after_insert: no row stays PENDING; a message in the log only that has not
+        // taken effect is one the reconciler may still send (O(1): effects come only from
+        // messages, and here every message is in the log only).
+        let undelivered = db.logged_only.len() > self.world.consumer.effects.len();
+        let reconciler_may_repair = self.config.reconcile_interval_ms > 0 && (pending > 0 || undelivered);
         db.log.records.is_empty() && !reconciler_may_repair
     }
 

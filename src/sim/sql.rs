@@ -307,6 +307,20 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             let row = insert_message(&message_row(*msg_id, *shard, biz_key, payload, at));
             add(out, OrderService, Rows(1), "$", &[S(&row)])
         }
+        MessageDeleted { msg_id, .. } => add(
+            out,
+            OrderService,
+            Rows(1),
+            "DELETE FROM outbox WHERE id = $;  -- delete_after_insert: the log keeps the INSERT",
+            &[N(*msg_id)],
+        ),
+        OrderCommitted { message_deleted: true, .. } => add(
+            out,
+            OrderService,
+            Runs,
+            "COMMIT;  -- the order visible; the message only in the log (its row was deleted)",
+            &[],
+        ),
         OrderCommitted { .. } => add(out, OrderService, Runs, "COMMIT;  -- order and message visible together", &[]),
         OrderOnlyCommitted { .. } => {
             add(out, OrderService, Runs, "COMMIT;  -- the order only: no message row (a wrong turn)", &[])
@@ -856,6 +870,7 @@ pub fn tx_of(kind: &EventKind) -> Option<u64> {
         TransactionBegan { tx_id, .. }
         | OrderInserted { tx_id, .. }
         | MessageInserted { tx_id, .. }
+        | MessageDeleted { tx_id, .. }
         | OrderCommitted { tx_id, .. }
         | OrderOnlyCommitted { tx_id, .. }
         | TransactionRolledBack { tx_id, .. } => Some(*tx_id),

@@ -89,6 +89,7 @@ pub enum Label {
     Prev,
     Next,
     EmptyTable,
+    TableDeleted,
     Log,
     Sql,
     Ddl,
@@ -247,6 +248,10 @@ impl Words {
             Label::Prev => l("上一页", "Previous"),
             Label::Next => l("下一页", "Next"),
             Label::EmptyTable => l("表里还没有已提交的消息", "No committed message yet"),
+            Label::TableDeleted => l(
+                "delete_after_insert：每行插入后即在同一事务里删除，表始终是空的；消息在提交日志里",
+                "delete_after_insert: each row is deleted in the transaction that inserts it, so the table stays empty; the messages are in the commit log",
+            ),
             Label::Log => l("事件日志", "Event log"),
             Label::Sql => l("对应的 SQL", "The SQL of this event"),
             Label::Ddl => l("建表语句（两个索引）", "Schema (both indexes)"),
@@ -368,6 +373,18 @@ fn order_service_line(w: Words, e: &Event) -> String {
             (false, true) => format!("The same stroke presses the stub: ticket {biz_key}, marked \"to send\""),
             (false, false) => {
                 format!("Same transaction, INSERT INTO outbox: message {msg_id}, biz_key {biz_key}, status PENDING")
+            }
+        },
+        OrderCommitted { msg_id, biz_key, message_deleted: true, .. } => match (zh, m) {
+            (true, true) => format!("落笔签字！订单 {biz_key} 生效；小票已撕，只有复写簿上的底联等抄单员来抄"),
+            (true, false) => format!("COMMIT：订单 {biz_key} 可见；消息 {msg_id} 只在 WAL 里（行已在同一事务删除）"),
+            (false, true) => {
+                format!(
+                    "Signed! Order {biz_key} exists; its ticket is torn off, only the carbon copy waits for the clerk"
+                )
+            }
+            (false, false) => {
+                format!("COMMIT: order {biz_key} visible; message {msg_id} only in the WAL (its row deleted in the same transaction)")
             }
         },
         OrderCommitted { msg_id, biz_key, .. } => match (zh, m) {

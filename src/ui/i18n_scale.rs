@@ -218,6 +218,15 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
             ],
             vec![String::from(&**biz_key), n(checks)],
         ),
+        MessageDeleted { msg_id, .. } => (
+            [
+                "底联一压好，收银员就把 {0} 的小票撕了：票夹里什么也不挂，复写簿上的底联留给抄单员",
+                "同一事务 DELETE FROM outbox WHERE id = {1}（{0}）：表里不留行，WAL 里留着这条 INSERT，连接器照样读到",
+                "As soon as the carbon is pressed the cashier tears ticket {0} off: nothing goes on the rack, and the copy in the carbon book is the clerk's",
+                "Same transaction, DELETE FROM outbox WHERE id = {1} ({0}): the table keeps no row; the WAL keeps the INSERT, which the connector reads",
+            ],
+            vec![key_of(*msg_id), n(msg_id)],
+        ),
         RelayLogSubscribed { from_lsn, .. } => (
             [
                 "抄单员在收银员的复写簿第 {0} 页夹上书签：每签一单都留一张底联给他，不用翻票夹",
@@ -521,6 +530,7 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         CasConflict { .. } => w.pick("松手", "UPDATE 0", "let go", "UPDATE 0"),
         RelayCrashed { .. } => w.pick("摔倒", "crash", "falls", "crash"),
         RelayLogSubscribed { .. } => w.pick("夹书签", "slot", "bookmark", "slot"),
+        MessageDeleted { .. } => w.pick("撕票", "DELETE", "tears off", "DELETE"),
         HalfMessageSent { .. } => w.pick("挂单", "half msg", "hold", "half msg"),
         OrderRefused { .. } => w.pick("拒单", "refused", "refused", "refused"),
         HalfMessageEndLost { .. } => w.pick("没听见", "lost", "unheard", "lost"),

@@ -327,6 +327,21 @@ await shot('lessons-en-ai');
   await shot('lease-fenced-en');
 }
 
+// ---- relay=cdc, delete_after_insert: the rack stays empty, every order is still served ----
+{
+  await page.goto(`${url}?scenario=cdc-relay&lang=en&view=tech&cfg=delete_after_insert:true`);
+  await page.waitForSelector('[data-testid=scene]');
+  await page.keyboard.press('End');
+  await page.waitForTimeout(200);
+  ok((await page.locator('[data-testid=ticket]').count()) === 0, 'deleted after insert: no ticket on the rack');
+  ok((await text('served-count')).includes('5'), `all five orders served from the log: ${await text('served-count')}`);
+  ok((await page.locator('p.hint', { hasText: 'the table stays empty' }).count()) === 1, 'the message table says why it is empty');
+  await shot('cdc-delete-after-insert-en');
+  await page.goto(`${url}?scenario=cdc-relay&lang=en&view=tech&cfg=delete_after_insert:true&step=6`);
+  await page.waitForSelector('[data-testid=caption]');
+  ok((await text('caption')).includes('DELETE FROM outbox WHERE id = 0'), `the same transaction deletes the row: ${await text('caption')}`);
+}
+
 // ---- export the run (with an intervention) and import it back at the same step ----
 {
   await page.goto(`${url}?scenario=seed-demo&seed=1`);

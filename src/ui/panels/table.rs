@@ -106,7 +106,13 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                 <span class="next-scan" data-testid="next-scan">{next_scan}</span>
                 <span class="legend" hidden=move || order.get() != Order::Index>{tr(lab, Label::Legend)}</span>
             </div>
-            <p class="hint" hidden=move || { total() > 0 }>{tr(lab, Label::EmptyTable)}</p>
+            <p class="hint" hidden=move || { total() > 0 }>
+                {move || {
+                    // delete_after_insert: empty by design, not yet.
+                    let deleted = lab.frame.with(|f| !f.world.order_db.logged_only.is_empty());
+                    lab.words().t(if deleted { Label::TableDeleted } else { Label::EmptyTable })
+                }}
+            </p>
             <div hidden=move || { total() == 0 }>
                 <div class="scroll">
                     <table class="outbox">
