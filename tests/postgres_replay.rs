@@ -845,24 +845,27 @@ fn the_core_sql_replays_against_postgresql() {
         runs += 1;
     }
     // ordering=per_key: the scan's NOT EXISTS must hold back what the core holds back.
-    let per_key = scenario::find("per-key-ordering").expect("built in");
+    // delete_after_insert: the transaction's DELETE leaves PostgreSQL's table as empty as the core's.
     let faults = "mq_fail_rate=0.3 relays=2 relay_pause_rate=0.3 relay_pause_ms=40000";
     let variants = [
-        "ordering=per_key".to_string(),
-        format!("ordering=per_key {faults} lock=skip_locked"),
-        format!("ordering=per_key {faults} lock=for_update"),
-        format!("ordering=per_key {faults} lock=cas"),
+        ("per-key-ordering", "ordering=per_key".to_string()),
+        ("per-key-ordering", format!("ordering=per_key {faults} lock=skip_locked")),
+        ("per-key-ordering", format!("ordering=per_key {faults} lock=for_update")),
+        ("per-key-ordering", format!("ordering=per_key {faults} lock=cas")),
+        ("cdc-relay", "delete_after_insert=true".to_string()),
+        ("cdc-log-retention", "delete_after_insert=true".to_string()),
     ];
-    for (n, sets) in variants.iter().enumerate().filter(|_| std::env::var_os("OUTBOX_PG_FIRST_MIX").is_none()) {
-        let mut config = per_key.config.clone();
+    for (n, (id, sets)) in variants.iter().enumerate().filter(|_| std::env::var_os("OUTBOX_PG_FIRST_MIX").is_none()) {
+        let variant = scenario::find(id).expect("built in");
+        let mut config = variant.config.clone();
         for pair in sets.split(' ') {
             config.set_pair(pair).unwrap_or_else(|e| panic!("{pair}: {e}"));
         }
         let seed = n as u64 + 1;
-        let mut sim = Simulation::new(&per_key, config.clone(), seed).expect("valid");
+        let mut sim = Simulation::new(&variant, config.clone(), seed).expect("valid");
         sim.run_to_end();
         events += sim.events().len();
-        let label = format!("per-key-ordering seed {seed} --set {}", sets.replace(' ', " --set "));
+        let label = format!("{id} seed {seed} --set {}", sets.replace(' ', " --set "));
         if let Err(e) = replay.replay(&label, &sim, &config) {
             panic!("{e}");
         }
