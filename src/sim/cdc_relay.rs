@@ -301,6 +301,56 @@ mod tests {
     }
 
     #[test]
+    fn a_record_published_again_after_its_row_was_archived_is_no_ghost() {
+        let config = Config { archive_after_ms: 1_000, archive_interval_ms: 1_000, ..Config::default() };
+        let mut sim = cdc(config);
+        order(&mut sim, "K1");
+        sim.ctx().emit(EventKind::Injected(Injection::RelayCrashArmed));
+        harness::advance_to(&mut sim, 60_000);
+        assert_eq!(published(&sim), ["K1", "K1"], "again after the restart (10 s), from the old position");
+        assert!(count(&sim, "RowsArchived") >= 1 && sim.world().order_db.history.len() == 1, "archived in between");
+        assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    }
+
+    #[test]
+    fn switched_on_mid_run_the_rows_before_stay_and_an_expired_record_after_is_still_repaired() {
+        let config = Config {
+            log_retention_ms: 120_000,
+            backoff_base_ms: 500_000,
+            // The first reconciliation comes after everything else is quiet (K4 goes out at 1,510 s).
+            reconcile_interval_ms: 2_000_000,
+            reconcile_grace_ms: 60_000,
+            settle_after_ms: 0,
+            ..Config::default()
+        };
+        let mut sim = cdc(config);
+        for key in ["K1", "K2", "K3"] {
+            order(&mut sim, key);
+        }
+        harness::advance_to(&mut sim, 10_000);
+        assert_eq!(sim.world().consumer.effects.len(), 3, "delivered from the table's rows");
+        sim.inject(Command::Set { key: "delete_after_insert".into(), value: "true".into() }).unwrap();
+        sim.inject(Command::StartMqOutage { duration_ms: 600_000 }).unwrap();
+        order(&mut sim, "K4");
+        harness::advance_to(&mut sim, 20_000);
+        order(&mut sim, "K5");
+        sim.run_to_end();
+        let db = &sim.world().order_db;
+        assert_eq!(
+            (db.outbox.len(), db.logged_only.len()),
+            (3, 2),
+            "K1-K3 keep their rows; K4, K5 are in the log only"
+        );
+        assert_eq!(sim.counters().log_skipped, 1, "K5's record expired while the connector was stuck on K4");
+        // Four effects (three from the rows) no longer hide K5's missing one: the run waits for
+        // the reconciler, which sends K5 again.
+        assert!(sim.world().consumer.effects.contains_key("K5"));
+        assert_eq!(db.logged_only_without_effect, 0);
+        assert!(crate::sim::checker::lost_orders(sim.world()).is_empty());
+        assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    }
+
+    #[test]
     fn delete_after_insert_is_the_connectors_and_a_polling_relay_keeps_its_rows() {
         let mut sim = harness::sim(Config { delete_after_insert: true, ..Config::default() });
         order(&mut sim, "K1");

@@ -81,6 +81,9 @@ pub struct OrderDb {
     /// table keeps none of them). The connector publishes from these, as Debezium publishes
     /// the inserted tuple from the log; the send log holds the same messages by key.
     pub logged_only: IdMap<OutboxRow>,
+    /// How many of those have not taken effect yet (their copy here says PENDING until the
+    /// first effect, then DONE): what a reconciler may still have to send again.
+    pub logged_only_without_effect: u64,
     /// Sequences, as the database's: ids used by a rolled-back transaction are not reused.
     pub next_tx_id: u64,
     pub next_order_id: u64,
@@ -208,6 +211,12 @@ impl OrderDb {
                     });
                 }
             }
+            EffectApplied { msg_id, .. } => {
+                if let Some(copy) = self.logged_only.get_mut(msg_id).filter(|c| c.status == Status::Pending) {
+                    copy.status = Status::Done;
+                    self.logged_only_without_effect -= 1;
+                }
+            }
             MessageDeleted { tx_id, .. } => {
                 if let Some(tx) = self.open_txs.get_mut(tx_id) {
                     tx.message_deleted = true;
@@ -223,6 +232,7 @@ impl OrderDb {
                         if tx.message_deleted {
                             self.record_sent(&message.biz_key, message.id, at_ms);
                             self.logged_only.insert(message.id, message);
+                            self.logged_only_without_effect += 1;
                         } else {
                             // A refused insert is impossible after the in-transaction check;
                             // the checker reports the atomicity break if it ever happens.

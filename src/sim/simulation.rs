@@ -104,6 +104,8 @@ pub enum Action {
     /// broker=kafka: a crashed member's session ends: the group rebalances without it.
     KafkaSessionTimeout {
         member: u32,
+        /// When the crash that started it ends: a later crash has a timeout of its own.
+        restart_at_ms: u64,
     },
     /// broker=kafka: a crashed member is back and rejoins the group.
     KafkaMemberRestart {
@@ -773,9 +775,8 @@ impl Simulation {
             return pending == 0;
         }
         // delete_after_insert: no row stays PENDING; a message in the log only that has not
-        // taken effect is one the reconciler may still send (O(1): effects come only from
-        // messages, and here every message is in the log only).
-        let undelivered = db.logged_only.len() > self.world.consumer.effects.len();
+        // taken effect is one the reconciler may still send.
+        let undelivered = db.logged_only_without_effect > 0;
         let reconciler_may_repair = self.config.reconcile_interval_ms > 0 && (pending > 0 || undelivered);
         db.log.records.is_empty() && !reconciler_may_repair
     }
@@ -1193,7 +1194,9 @@ impl Simulation {
             Action::ConsumerRestart => consumer::restart(&mut ctx),
             Action::KafkaPoll { partition } => kafka_broker::poll(&mut ctx, partition),
             Action::KafkaProcess { partition, generation } => kafka_broker::process(&mut ctx, partition, generation),
-            Action::KafkaSessionTimeout { member } => kafka_broker::session_timed_out(&mut ctx, member),
+            Action::KafkaSessionTimeout { member, restart_at_ms } => {
+                kafka_broker::session_timed_out(&mut ctx, member, restart_at_ms)
+            }
             Action::KafkaMemberRestart { member } => kafka_broker::member_restarted(&mut ctx, member),
             Action::HalfCheck { msg_id } => broker::check_back(&mut ctx, msg_id),
             Action::OutageStart { duration_ms } => broker::outage_start(&mut ctx, duration_ms),

@@ -428,7 +428,7 @@ impl Stage<'_> {
                 254 - 18 * i as i32,
                 i,
                 p.committed,
-                p.records.len(),
+                p.end,
                 owner
             );
         }
