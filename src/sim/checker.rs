@@ -305,7 +305,7 @@ impl Checker {
             _ => {}
         }
         // Global, O(1): every visible order has exactly one visible message (in the hot
-        // table or in history) and vice versa.
+        // table, in history, or in the log only) and vice versa.
         let messages = db.outbox.len() + db.history.len() + db.logged_only.len();
         if self.outbox_mode && db.orders.len() != messages {
             let detail = format!("{} orders but {messages} messages", db.orders.len());

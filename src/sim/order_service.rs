@@ -29,8 +29,6 @@ pub struct OpenTx {
     pub amount_cents: u64,
     pub order: Option<OrderRow>,
     pub message: Option<OutboxRow>,
-    /// delete_after_insert: the transaction deleted its message row again.
-    pub message_deleted: bool,
 }
 
 /// An order to place: what the cashier is asked to write.
@@ -180,7 +178,6 @@ impl OrderDb {
                         amount_cents: *amount_cents,
                         order: None,
                         message: None,
-                        message_deleted: false,
                     },
                 );
             }
@@ -217,19 +214,16 @@ impl OrderDb {
                     self.logged_only_without_effect -= 1;
                 }
             }
-            MessageDeleted { tx_id, .. } => {
-                if let Some(tx) = self.open_txs.get_mut(tx_id) {
-                    tx.message_deleted = true;
-                }
-            }
             OrderCommitted { tx_id, .. } | OrderOnlyCommitted { tx_id, .. } => {
+                // delete_after_insert: the commit says the transaction deleted its row again.
+                let message_deleted = matches!(kind, OrderCommitted { message_deleted: true, .. });
                 if let Some(tx) = self.open_txs.remove(tx_id) {
                     if let Some(order) = tx.order {
                         self.insert_order(order);
                     }
                     if let Some(message) = tx.message {
                         self.log.append(message.id, at_ms);
-                        if tx.message_deleted {
+                        if message_deleted {
                             self.record_sent(&message.biz_key, message.id, at_ms);
                             self.logged_only.insert(message.id, message);
                             self.logged_only_without_effect += 1;
@@ -446,7 +440,7 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
             }
             ctx.emit(EventKind::OrderCommitted { tx_id, order_id, msg_id, biz_key: key.clone(), message_deleted });
             if crashes(ctx, request) {
-                // Harmless: the message is already safe in the table.
+                // Harmless: the message is already safe in the table (or the log).
                 ctx.emit(EventKind::OrderServiceCrashed { tx_id, biz_key: key.clone(), committed: true });
             }
         }
