@@ -31,6 +31,36 @@ pub struct SharedMap<K, V> {
 /// The maps keyed by ids handed out in order (orders, transactions, 2PC rounds, offsets).
 pub type IdMap<T> = SharedMap<u64, T>;
 
+/// A set of ids as bits, 64 ids to a word, in a shared-chunk map of words: for ids handed
+/// out densely it takes 1/64 of an `IdMap<()>`'s memory (a million published messages: 16 KB
+/// instead of 8 MB).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IdSet {
+    words: SharedMap<u64, u64>,
+}
+
+impl IdSet {
+    pub fn contains(&self, id: u64) -> bool {
+        self.words.get(&(id / 64)).is_some_and(|word| word & (1 << (id % 64)) != 0)
+    }
+
+    /// Adds `id`; true if it was not in the set.
+    pub fn insert(&mut self, id: u64) -> bool {
+        let bit = 1u64 << (id % 64);
+        match self.words.get_mut(&(id / 64)) {
+            Some(word) => {
+                let added = *word & bit == 0;
+                *word |= bit;
+                added
+            }
+            None => {
+                self.words.insert(id / 64, bit);
+                true
+            }
+        }
+    }
+}
+
 impl<K, V> Default for SharedMap<K, V> {
     fn default() -> Self {
         SharedMap { chunks: Vec::new(), len: 0 }
@@ -115,6 +145,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
             return None;
         }
         let (chunk, at) = self.locate(&key)?;
+        let last = chunk + 1 == self.chunks.len();
         let entries = Arc::make_mut(&mut self.chunks[chunk]);
         match at {
             Ok(i) => Some(std::mem::replace(&mut entries[i].1, value)),
@@ -122,7 +153,11 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
                 entries.insert(i, (key, value));
                 self.len += 1;
                 if entries.len() > CHUNK_MAX {
-                    let upper = entries.split_off(entries.len() / 2);
+                    // In the last chunk, split after the new key: keys there arrive nearly
+                    // in order (a row DONE a little before the last one), and an even split
+                    // would leave the lower half half-empty for good.
+                    let upper = entries.split_off(if last { i + 1 } else { entries.len() / 2 });
+                    entries.shrink_to(CHUNK_MAX);
                     self.chunks.insert(chunk + 1, Arc::new(upper));
                 }
                 None
@@ -270,7 +305,7 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SharedMap<K, V> {
 
 #[cfg(test)]
 mod tests {
-    use super::{IdMap, SharedMap, CHUNK_MAX};
+    use super::{IdMap, IdSet, SharedMap, CHUNK_MAX};
     use crate::sim::prng::Prng;
     use std::collections::BTreeMap;
 
@@ -375,6 +410,38 @@ mod tests {
             row.pop();
         }
         assert!(back == snapshot, "equal content compares equal whatever the chunks");
+    }
+
+    #[test]
+    fn an_id_set_agrees_with_a_btreeset() {
+        let mut rng = Prng::new(5);
+        let mut ours = IdSet::default();
+        let mut model = std::collections::BTreeSet::new();
+        for _ in 0..5_000 {
+            let id = if rng.below(2) == 0 { rng.below(300) } else { rng.below(u64::MAX) };
+            assert_eq!(ours.insert(id), model.insert(id));
+            let probe = rng.below(300);
+            assert_eq!(ours.contains(probe), model.contains(&probe));
+        }
+        assert!(model.iter().all(|id| ours.contains(*id)));
+    }
+
+    /// Inserts out of order into full chunks leave them well filled: near the end (keys a
+    /// little before the last, as rows turn DONE) the split is where the key goes.
+    #[test]
+    fn nearly_ordered_inserts_keep_chunks_full() {
+        let mut m: SharedMap<u64, ()> = SharedMap::default();
+        let mut rng = Prng::new(9);
+        let mut model = std::collections::BTreeSet::new();
+        for n in 0..64_000u64 {
+            let key = (n * 10).saturating_sub(rng.below(40));
+            m.insert(key, ());
+            model.insert(key);
+        }
+        assert!(m.keys().copied().eq(model.iter().copied()));
+        let mean_fill = m.len() / m.chunk_count();
+        // An even split leaves about 51 a chunk here (and each lower half in a doubled buffer).
+        assert!(mean_fill >= CHUNK_MAX * 7 / 8, "{} entries in {} chunks", m.len(), m.chunk_count());
     }
 
     #[test]

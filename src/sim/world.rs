@@ -6,7 +6,7 @@ use super::broker::BrokerState;
 use super::config::Config;
 use super::consumer::ConsumerState;
 use super::event::{Event, EventKind, Injection};
-use super::id_map::IdMap;
+use super::id_map::IdSet;
 use super::metrics::Counters;
 use super::order_service::OrderDb;
 use super::reconciler::ReconcilerState;
@@ -32,7 +32,7 @@ pub struct World {
     /// The run's counters up to here (the same numbers `outbox-sim run --json` reports).
     pub counters: Counters,
     /// Messages published at least once (to count publishes of the same message again).
-    published: IdMap<()>,
+    published: IdSet,
 }
 
 impl World {
@@ -49,13 +49,13 @@ impl World {
             relay_crash_armed: false,
             relay_pause_armed: None,
             counters: Counters::default(),
-            published: IdMap::default(),
+            published: IdSet::default(),
         }
     }
 
     /// Whether any relay has published this message (at least once).
     pub fn was_published(&self, msg_id: u64) -> bool {
-        self.published.contains_key(&msg_id)
+        self.published.contains(msg_id)
     }
 
     pub fn relay(&self, relay_id: u32) -> Option<&RelayState> {
@@ -120,7 +120,7 @@ impl World {
             _ => {}
         }
         let first_publish = match kind {
-            EventKind::MessagePublished { msg_id, .. } => self.published.insert(*msg_id, ()).is_none(),
+            EventKind::MessagePublished { msg_id, .. } => self.published.insert(*msg_id),
             _ => true,
         };
         let mut counters = std::mem::take(&mut self.counters);
