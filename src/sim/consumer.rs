@@ -6,7 +6,7 @@
 use super::broker::Unacked;
 use super::event::{BizKey, EventKind, Injection};
 use super::faults::FaultKind;
-use super::id_map::{IdMap, SharedMap};
+use super::id_map::SharedMap;
 use super::simulation::{Action, Ctx};
 
 /// The business effect recorded for one key.
@@ -42,12 +42,10 @@ fn remember(recent: &mut Vec<BizKey>, key: &BizKey) {
     recent.push(key.clone());
 }
 
-/// The effects table: biz_key -> record. A key index over records kept in the order they
-/// were first applied (the index shares its code with the dedup table's).
+/// The effects table: biz_key -> record, in key order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EffectsTable {
-    index: SharedMap<BizKey, u64>,
-    records: IdMap<EffectRecord>,
+    records: SharedMap<BizKey, EffectRecord>,
 }
 
 impl EffectsTable {
@@ -60,37 +58,31 @@ impl EffectsTable {
     }
 
     pub fn get(&self, biz_key: &str) -> Option<&EffectRecord> {
-        self.index.get(biz_key).and_then(|i| self.records.get(i))
+        self.records.get(biz_key)
     }
 
     pub fn contains_key(&self, biz_key: &str) -> bool {
-        self.index.contains_key(biz_key)
+        self.records.contains_key(biz_key)
     }
 
     /// Applies the effect for a key once more (or for the first time).
     pub fn record(&mut self, biz_key: &BizKey, amount_cents: u64, at_ms: u64) {
-        match self.index.get(biz_key).copied() {
-            Some(i) => {
-                if let Some(r) = self.records.get_mut(&i) {
-                    r.count += 1;
-                }
-            }
+        match self.records.get_mut(&**biz_key) {
+            Some(r) => r.count += 1,
             None => {
-                let i = self.records.len() as u64;
-                self.index.insert(biz_key.clone(), i);
-                self.records.insert(i, EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
+                self.records.insert(biz_key.clone(), EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
             }
         }
     }
 
     /// (biz_key, record) in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&BizKey, &EffectRecord)> {
-        self.index.iter().filter_map(|(k, i)| Some((k, self.records.get(i)?)))
+        self.records.iter()
     }
 
     /// Records in key order.
     pub fn values(&self) -> impl Iterator<Item = &EffectRecord> {
-        self.iter().map(|(_, r)| r)
+        self.records.values()
     }
 }
 
