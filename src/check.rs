@@ -308,7 +308,7 @@ pub fn settle_problems(sim: &Simulation) -> Vec<String> {
     let reported = |key: &str| gaps.iter().any(|(kind, k)| *kind == GapKind::DeadMessage && &**k == key);
     let mut problems = crate::sim::checker::inexact_orders(world);
     for order in world.order_db.orders.values() {
-        let key = &*order.biz_key;
+        let key = &order.biz_key;
         let dead = world.order_db.message_by_key(key).is_some_and(|r| r.status == Status::Dead);
         if dead && !world.consumer.effects.contains_key(key) && !reported(key) {
             problems.push(format!("{key}: DEAD and not reported by reconciliation"));

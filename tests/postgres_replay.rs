@@ -596,7 +596,7 @@ impl Replay {
         };
         if let Some(rows) = core.get_mut("charges") {
             for k in charge_keys {
-                if let Some(e) = c.effects.get(&k) {
+                if let Some(e) = c.effects.get(&k.as_str().into()) {
                     rows.push(vec![
                         k.clone(),
                         e.count.to_string(),

@@ -185,7 +185,7 @@ fn without_idempotency_a_duplicate_delivery_charges_twice() {
     let sim = run("no-idempotency", 1);
     let s = sim.summary();
     assert_eq!(s.duplicate_effects, 1);
-    assert_eq!(sim.world().consumer.effects.get("P001").map(|e| e.count), Some(2));
+    assert_eq!(sim.world().consumer.effects.get(&"P001".into()).map(|e| e.count), Some(2));
     assert_eq!(s.violations_total, 1);
     assert_eq!(s.violations[0].kind.as_str(), "double_effect");
     assert!(sim.world().consumer.dedup.is_empty(), "no dedup table in use");

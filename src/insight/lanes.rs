@@ -227,6 +227,7 @@ fn injection_label(req: &Request, injection: &Injection) -> Option<String> {
 /// What became of one key in a lane, read from the lane's final world.
 fn outcome(world: &World, key: &str) -> &'static str {
     let db = &world.order_db;
+    let key = &BizKey::from(key);
     let order = db.order_id_of(key).is_some();
     let effects = world.consumer.effects.get(key).map_or(0, |e| e.count);
     let dead = db.message_by_key(key).map(|r| r.status) == Some(Status::Dead);

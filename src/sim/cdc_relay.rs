@@ -230,7 +230,7 @@ mod tests {
         });
         assert_eq!(lost, Some((2, 3, 1)));
         assert_eq!(sim.counters().log_skipped, 1);
-        assert_eq!(sim.world().order_db.message_by_key("K2").map(|r| r.status), Some(Status::Pending));
+        assert_eq!(sim.world().order_db.message_by_key(&"K2".into()).map(|r| r.status), Some(Status::Pending));
     }
 
     #[test]
@@ -344,7 +344,7 @@ mod tests {
         assert_eq!(sim.counters().log_skipped, 1, "K5's record expired while the connector was stuck on K4");
         // Four effects (three from the rows) no longer hide K5's missing one: the run waits for
         // the reconciler, which sends K5 again.
-        assert!(sim.world().consumer.effects.contains_key("K5"));
+        assert!(sim.world().consumer.effects.contains_key(&"K5".into()));
         assert_eq!(db.logged_only_without_effect, 0);
         assert!(crate::sim::checker::lost_orders(sim.world()).is_empty());
         assert!(sim.violations().is_empty(), "{:?}", sim.violations());

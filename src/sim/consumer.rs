@@ -57,17 +57,17 @@ impl EffectsTable {
         self.records.is_empty()
     }
 
-    pub fn get(&self, biz_key: &str) -> Option<&EffectRecord> {
+    pub fn get(&self, biz_key: &BizKey) -> Option<&EffectRecord> {
         self.records.get(biz_key)
     }
 
-    pub fn contains_key(&self, biz_key: &str) -> bool {
+    pub fn contains_key(&self, biz_key: &BizKey) -> bool {
         self.records.contains_key(biz_key)
     }
 
     /// Applies the effect for a key once more (or for the first time).
     pub fn record(&mut self, biz_key: &BizKey, amount_cents: u64, at_ms: u64) {
-        match self.records.get_mut(&**biz_key) {
+        match self.records.get_mut(biz_key) {
             Some(r) => r.count += 1,
             None => {
                 self.records.insert(biz_key.clone(), EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
@@ -216,7 +216,7 @@ mod tests {
         order(&mut sim, "K0");
         harness::advance_to(&mut sim, 60_000);
         let c = &sim.world().consumer;
-        assert_eq!(c.effects.get("K0").map(|e| e.count), Some(1));
+        assert_eq!(c.effects.get(&"K0".into()).map(|e| e.count), Some(1));
         assert!(c.dedup.contains_key("K0"));
         assert_eq!(count(&sim, "DuplicateSkipped"), 1);
     }
@@ -231,7 +231,7 @@ mod tests {
         });
         order(&mut sim, "K0");
         harness::advance_to(&mut sim, 60_000);
-        assert_eq!(sim.world().consumer.effects.get("K0").map(|e| e.count), Some(2));
+        assert_eq!(sim.world().consumer.effects.get(&"K0".into()).map(|e| e.count), Some(2));
         assert!(sim.world().consumer.dedup.is_empty());
         assert_eq!(sim.violations().len(), 1);
     }
@@ -245,13 +245,13 @@ mod tests {
         harness::advance_to(&mut calm, 60_000);
         assert_eq!(harness::names(&calm).iter().filter(|n| **n == "DedupKeyRecorded").count(), 1);
         assert!(calm.world().consumer.dedup.contains_key("K0"));
-        assert_eq!(calm.world().consumer.effects.get("K0").map(|e| e.count), Some(1));
+        assert_eq!(calm.world().consumer.effects.get(&"K0".into()).map(|e| e.count), Some(1));
         // A crash after the effect's commit: no key, and the redelivery applies it again.
         let mut sim = harness::sim(config);
         order(&mut sim, "K0");
         sim.ctx().emit(crate::sim::event::EventKind::Injected(crate::sim::event::Injection::ConsumerCrashArmed));
         harness::advance_to(&mut sim, 120_000);
-        assert_eq!(sim.world().consumer.effects.get("K0").map(|e| e.count), Some(2));
+        assert_eq!(sim.world().consumer.effects.get(&"K0".into()).map(|e| e.count), Some(2));
         assert!(sim.violations().iter().any(|v| v.kind.as_str() == "double_effect"));
     }
 

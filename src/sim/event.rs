@@ -4,13 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A business key (`ORD-0000001`, `A001`): one shared allocation per key, so a copy costs a
-/// reference count, not an allocation. The core copies a key into most events and into
-/// several tables (orders, outbox, dedup, effects), and with `String` each copy was an
-/// allocation and a copy of the text: a million-order run spent a fifth of its time in malloc
-/// and free, and kept six copies of every key (the core-speed issue). It reads, compares,
-/// hashes and serializes as the string it holds, so logs and traces are unchanged.
-pub type BizKey = std::sync::Arc<str>;
+pub use super::biz_key::BizKey;
 
 pub use super::payload::Payload;
 

@@ -349,14 +349,14 @@ mod tests {
         assert_eq!(sim.summary().reconciliation.compensated, 1);
         // Without the reconciler it is never applied.
         let bare = run(&["offset_commit=before", "reconcile_interval_ms=0"]);
-        assert!(bare.world().consumer.effects.get("A003").is_none());
-        assert!(bare.world().consumer.effects.get("A001").is_some());
+        assert!(bare.world().consumer.effects.get(&"A003".into()).is_none());
+        assert!(bare.world().consumer.effects.get(&"A001".into()).is_some());
     }
 
     #[test]
     fn without_dedup_the_record_read_again_is_applied_twice() {
         let sim = run(&["idempotent=false"]);
-        assert_eq!(sim.world().consumer.effects.get("A001").map(|e| e.count), Some(2));
+        assert_eq!(sim.world().consumer.effects.get(&"A001".into()).map(|e| e.count), Some(2));
         assert!(sim.violations().iter().any(|v| v.kind.as_str() == "double_effect"));
     }
 

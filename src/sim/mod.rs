@@ -1,6 +1,7 @@
 //! The simulation core: pure Rust, no browser dependency, no clock, no ambient randomness.
 //! One file per actor, in data-flow order.
 
+pub mod biz_key;
 pub mod config;
 pub mod database_log;
 pub mod event;

@@ -89,12 +89,12 @@ pub struct OrderDb {
 }
 
 impl OrderDb {
-    pub fn order_id_of(&self, biz_key: &str) -> Option<u64> {
+    pub fn order_id_of(&self, biz_key: &BizKey) -> Option<u64> {
         self.order_by_biz_key.get(biz_key).copied()
     }
 
     /// What the service published directly for a key (wrong-turn modes, or the reconciler).
-    pub fn sent_directly(&self, biz_key: &str) -> Option<SentMessage> {
+    pub fn sent_directly(&self, biz_key: &BizKey) -> Option<SentMessage> {
         let msg_id = *self.sent_msg_id.get(biz_key)?;
         let sent_at_ms = self.sent_at_ms.get(biz_key).copied().unwrap_or(0);
         Some(SentMessage { msg_id, sent_at_ms })
@@ -118,12 +118,12 @@ impl OrderDb {
         self.sent_at_ms.insert(biz_key.clone(), at_ms);
     }
 
-    pub fn order_by_key(&self, biz_key: &str) -> Option<&OrderRow> {
+    pub fn order_by_key(&self, biz_key: &BizKey) -> Option<&OrderRow> {
         self.order_id_of(biz_key).and_then(|id| self.orders.get(&id))
     }
 
     /// The message row for a key, in the hot table or in history.
-    pub fn message_by_key(&self, biz_key: &str) -> Option<&OutboxRow> {
+    pub fn message_by_key(&self, biz_key: &BizKey) -> Option<&OutboxRow> {
         match self.outbox.id_of(biz_key) {
             Some(id) => self.outbox.get(id),
             None => self.history_by_key.get(biz_key).and_then(|id| self.history.get(id)),
@@ -524,11 +524,11 @@ fn end_half(ctx: &mut Ctx<'_>, msg_id: u64, commit: bool) {
 }
 
 /// mode=half_message: the order service's answer to a check-back, from its own database.
-pub fn half_answer(world: &super::world::World, biz_key: &str) -> HalfAnswer {
+pub fn half_answer(world: &super::world::World, biz_key: &BizKey) -> HalfAnswer {
     let db = &world.order_db;
     if db.order_id_of(biz_key).is_some() {
         HalfAnswer::Commit
-    } else if db.open_txs.values().any(|tx| &*tx.biz_key == biz_key) {
+    } else if db.open_txs.values().any(|tx| tx.biz_key == *biz_key) {
         HalfAnswer::Unknown
     } else {
         HalfAnswer::Rollback
@@ -585,7 +585,7 @@ mod tests {
         assert_eq!(names(&sim), ["TransactionBegan", "OrderInserted", "MessageInserted", "OrderCommitted"]);
         let db = &sim.world().order_db;
         assert_eq!(db.orders.len(), 1);
-        let row = db.message_by_key("A1").unwrap();
+        let row = db.message_by_key(&"A1".into()).unwrap();
         assert_eq!((row.status, row.retry_count), (Status::Pending, 0));
         assert!(row.payload.text().contains("\"amount_cents\":1234"));
         assert!(db.open_txs.is_empty());
@@ -677,7 +677,7 @@ mod tests {
         harness::advance_to(&mut sim, 60_000);
         let db = &sim.world().order_db;
         assert_eq!((db.outbox.len(), db.history.len()), (1, 1));
-        assert_eq!(db.message_by_key("A1").map(|r| r.status), Some(Status::Done), "still found, in history");
+        assert_eq!(db.message_by_key(&"A1".into()).map(|r| r.status), Some(Status::Done), "still found, in history");
     }
 
     fn half(config: Config) -> crate::sim::Simulation {
@@ -766,7 +766,7 @@ mod tests {
             write_ms: 0,
             scans_running: 0,
         });
-        assert_eq!(half_answer(sim.world(), "H1"), HalfAnswer::Unknown);
-        assert_eq!(half_answer(sim.world(), "H2"), HalfAnswer::Rollback);
+        assert_eq!(half_answer(sim.world(), &"H1".into()), HalfAnswer::Unknown);
+        assert_eq!(half_answer(sim.world(), &"H2".into()), HalfAnswer::Rollback);
     }
 }

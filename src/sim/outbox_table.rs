@@ -144,7 +144,7 @@ impl OutboxTable {
         self.rows.get(&id)
     }
 
-    pub fn id_of(&self, biz_key: &str) -> Option<u64> {
+    pub fn id_of(&self, biz_key: &BizKey) -> Option<u64> {
         self.by_biz_key.get(biz_key).copied()
     }
 
@@ -213,7 +213,7 @@ impl OutboxTable {
     }
 
     /// Would an insert of this key violate the unique index?
-    pub fn check_unique(&self, biz_key: &str) -> Result<(), DuplicateBizKey> {
+    pub fn check_unique(&self, biz_key: &BizKey) -> Result<(), DuplicateBizKey> {
         match self.by_biz_key.get(biz_key) {
             Some(&existing_id) => Err(DuplicateBizKey { existing_id }),
             None => Ok(()),
@@ -293,7 +293,7 @@ impl OutboxTable {
     pub fn earlier_step_pending(&self, id: u64) -> bool {
         let Some(row) = self.rows.get(&id) else { return false };
         let Some(earlier) = super::order_steps::previous(&row.biz_key) else { return false };
-        self.id_of(&earlier).and_then(|e| self.rows.get(&e)).is_some_and(|e| e.status == Status::Pending)
+        self.id_of(&BizKey::from(earlier)).and_then(|e| self.rows.get(&e)).is_some_and(|e| e.status == Status::Pending)
     }
 
     /// [`Self::scan_due`] that also holds back the rows for which `hold` says yes (an earlier
@@ -397,7 +397,7 @@ mod tests {
         t.insert(row(1, "A001", 0)).unwrap();
         assert_eq!(t.insert(row(2, "A001", 0)), Err(DuplicateBizKey { existing_id: 1 }));
         assert_eq!(t.len(), 1);
-        assert_eq!(t.id_of("A001"), Some(1));
+        assert_eq!(t.id_of(&"A001".into()), Some(1));
     }
 
     #[test]
@@ -460,7 +460,7 @@ mod tests {
         let removed = t.remove(3).unwrap();
         assert_eq!(&*removed.biz_key, "k3");
         assert_eq!((t.len(), t.count(Status::Done), t.shard_counts(0).rows), (3, 1, 3));
-        assert_eq!(t.id_of("k3"), None);
+        assert_eq!(t.id_of(&"k3".into()), None);
         assert_eq!(t.done_before(100, 10), vec![1]);
         assert_eq!(t.pending_by_retry()[0], 2);
     }

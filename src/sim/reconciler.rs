@@ -88,7 +88,7 @@ fn find_gaps_in(world: &World, config: &Config, now: u64) -> Vec<Gap> {
     let mut in_flight: Vec<u64> = world.broker.unacked.values().map(|u| u.msg_id).collect();
     in_flight.sort_unstable();
     let in_flight = |msg_id: u64| in_flight.binary_search(&msg_id).is_ok();
-    let waiting = |key: &str| world.reconciler.compensated_at_ms.get(key).is_some_and(|&at| !settled(at));
+    let waiting = |key: &BizKey| world.reconciler.compensated_at_ms.get(key).is_some_and(|&at| !settled(at));
     let mut next_msg_id = db.next_msg_id;
     let mut gaps = Vec::new();
 
@@ -191,7 +191,7 @@ mod tests {
         run(&mut sim.ctx());
         assert_eq!(gaps(&sim), vec![(GapKind::OrderWithoutMessage, "L1".to_string())]);
         harness::advance_to(&mut sim, 10_000);
-        assert_eq!(sim.world().consumer.effects.get("L1").map(|e| (e.count, e.amount_cents)), Some((1, 500)));
+        assert_eq!(sim.world().consumer.effects.get(&"L1".into()).map(|e| (e.count, e.amount_cents)), Some((1, 500)));
         // A second run finds nothing left to do.
         run(&mut sim.ctx());
         assert_eq!(gaps(&sim).len(), 1);
@@ -236,7 +236,7 @@ mod tests {
         assert_eq!(gaps(&sim).len(), 1, "found and compensated once");
         assert_eq!(harness::count(&sim, "GapCompensated"), 1);
         harness::advance_to(&mut sim, 10_000);
-        assert_eq!(sim.world().consumer.effects.get("L1").map(|e| e.count), Some(1));
+        assert_eq!(sim.world().consumer.effects.get(&"L1".into()).map(|e| e.count), Some(1));
         assert!(sim.world().reconciler.compensated_at_ms.get("L1").is_some());
     }
 

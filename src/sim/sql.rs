@@ -771,7 +771,7 @@ SELECT biz_key, count(*) AS effects FROM charges GROUP BY biz_key ORDER BY biz_k
         TwoPcVoted { round, participant, yes } => {
             let r = before.two_pc.open.get(round);
             let (key, amount) = r.map_or(("", 0), |r| (r.biz_key.as_ref(), r.amount_cents));
-            let duplicate = db.order_id_of(key).is_some();
+            let duplicate = db.order_id_of(&BizKey::from(key)).is_some();
             let (write, counts): (String, &'static [u64]) = match *participant {
                 0 => (
                     fill(INSERT_ORDER, &[N(r.map_or(0, |r| r.order_id)), Q(key), N(amount), T(at)])
