@@ -456,6 +456,12 @@ impl Metrics {
         std::mem::take(&mut self.alerts_due)
     }
 
+    /// Whether a sample is due by `now_ms` (else `sample_until` has nothing to do, and no
+    /// alert can come of it: most steps of a run are inside one sample interval).
+    pub fn sample_due(&self, now_ms: u64) -> bool {
+        self.next_sample_at_ms <= now_ms
+    }
+
     /// Takes every sample due up to `now_ms` (call before time moves past it), watching
     /// each against `thresholds`.
     pub fn sample_until(&mut self, world: &World, now_ms: u64, thresholds: &AlertThresholds) {
