@@ -16,14 +16,13 @@
 //! On wasm32 (the page) a key stays an `Arc<str>`: there its pointer is 8 bytes, so a 16-byte
 //! key padded every table entry it sits in by 8 (the bench's memory grew 10 %), and the
 //! wasm bench was no faster (wasm has no byte-swap instruction for the words).
-//! Either way a key reads, compares, hashes, prints and serializes as the string it holds,
+//! Either way a key reads, compares, prints and serializes as the string it holds,
 //! so logs, traces and fingerprints are the same on both.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -107,14 +106,18 @@ impl From<&str> for BizKey {
 }
 
 impl From<String> for BizKey {
+    /// A long key keeps the string's buffer (no copy).
+    #[cfg(target_pointer_width = "64")]
     fn from(text: String) -> BizKey {
-        BizKey::from(text.as_str())
+        if text.len() <= INLINE_MAX {
+            return BizKey::from(text.as_str());
+        }
+        BizKey(Repr::Shared(Arc::new(text.into_boxed_str())))
     }
-}
 
-impl From<&String> for BizKey {
-    fn from(text: &String) -> BizKey {
-        BizKey::from(text.as_str())
+    #[cfg(not(target_pointer_width = "64"))]
+    fn from(text: String) -> BizKey {
+        BizKey(Repr::Shared(text.into()))
     }
 }
 
@@ -125,16 +128,16 @@ impl Deref for BizKey {
     }
 }
 
-/// For lookups by `&str` away from the core's hot paths (the insight views, tests): each
-/// comparison reads the key back as a `str`. The core looks keys up by `&BizKey`.
-impl Borrow<str> for BizKey {
-    fn borrow(&self) -> &str {
+impl AsRef<str> for BizKey {
+    fn as_ref(&self) -> &str {
         self.as_str()
     }
 }
 
-impl AsRef<str> for BizKey {
-    fn as_ref(&self) -> &str {
+/// For lookups by `&str` away from the core's hot paths (the insight views, tests): each
+/// comparison reads the key back as a `str`. The core looks keys up by `&BizKey`.
+impl Borrow<str> for BizKey {
+    fn borrow(&self) -> &str {
         self.as_str()
     }
 }
@@ -185,24 +188,6 @@ impl PartialEq for BizKey {
 }
 
 impl Eq for BizKey {}
-
-impl PartialEq<str> for BizKey {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for BizKey {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl Hash for BizKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state)
-    }
-}
 
 impl fmt::Debug for BizKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -10,6 +10,8 @@
 //! as before, while the order key (`A001`) is what ordering is about: it picks the shard, and
 //! with `ordering=per_key` the relay holds a step while the step before it is unsent.
 
+use super::event::BizKey;
+
 /// The steps of an order, in order; the first has no suffix.
 pub const STEPS: [&str; 3] = ["created", "paid", "shipped"];
 
@@ -26,11 +28,12 @@ pub fn split(biz_key: &str) -> (&str, usize) {
 
 /// The key of the step before this one (`A001.shipped` -> `A001.paid`, `A001.paid` -> `A001`),
 /// or None for an order's first message.
-pub fn previous(biz_key: &str) -> Option<String> {
+/// A key, as the tables look keys up (a short order key needs no allocation).
+pub fn previous(biz_key: &str) -> Option<BizKey> {
     match split(biz_key) {
         (_, 0) => None,
-        (order, 1) => Some(order.to_string()),
-        (order, step) => Some(format!("{order}.{}", STEPS[step - 1])),
+        (order, 1) => Some(BizKey::from(order)),
+        (order, step) => Some(BizKey::from(format!("{order}.{}", STEPS[step - 1]))),
     }
 }
 

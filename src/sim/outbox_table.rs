@@ -293,7 +293,7 @@ impl OutboxTable {
     pub fn earlier_step_pending(&self, id: u64) -> bool {
         let Some(row) = self.rows.get(&id) else { return false };
         let Some(earlier) = super::order_steps::previous(&row.biz_key) else { return false };
-        self.id_of(&BizKey::from(earlier)).and_then(|e| self.rows.get(&e)).is_some_and(|e| e.status == Status::Pending)
+        self.id_of(&earlier).and_then(|e| self.rows.get(&e)).is_some_and(|e| e.status == Status::Pending)
     }
 
     /// [`Self::scan_due`] that also holds back the rows for which `hold` says yes (an earlier
