@@ -134,6 +134,9 @@ impl AsRef<str> for BizKey {
     }
 }
 
+/// Keys are not handed out densely: a lookup searches.
+impl super::id_map::SeekHint for BizKey {}
+
 /// For lookups by `&str` away from the core's hot paths (the insight views, tests): each
 /// comparison reads the key back as a `str`. The core looks keys up by `&BizKey`.
 impl Borrow<str> for BizKey {

@@ -28,6 +28,28 @@ pub struct SharedMap<K, V> {
     len: usize,
 }
 
+/// Keys that can say where they would sit in a chunk without gaps: ids handed out in order
+/// fill chunks densely, so id `first + i` is usually at position `i` — one comparison instead
+/// of a binary search (the message table's and the row locks' lookups were a fifth of the
+/// core's time). A guess that misses falls back to the search; keys that are not ids do not
+/// guess.
+pub trait SeekHint {
+    fn offset_from(&self, _first: &Self) -> Option<usize> {
+        None
+    }
+}
+
+impl SeekHint for u64 {
+    #[inline]
+    fn offset_from(&self, first: &u64) -> Option<usize> {
+        usize::try_from(self.checked_sub(*first)?).ok()
+    }
+}
+
+/// Text keys (a business key read as `str`, or a `String`) search.
+impl SeekHint for str {}
+impl SeekHint for String {}
+
 /// The maps keyed by ids handed out in order (orders, transactions, 2PC rounds, offsets).
 pub type IdMap<T> = SharedMap<u64, T>;
 
@@ -67,7 +89,7 @@ impl<K, V> Default for SharedMap<K, V> {
     }
 }
 
-impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
+impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -80,7 +102,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     fn locate<Q>(&self, key: &Q) -> Option<(usize, Result<usize, usize>)>
     where
         K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Ord + SeekHint + ?Sized,
     {
         if self.chunks.is_empty() {
             return None;
@@ -90,21 +112,35 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
         // chunks, found with one or two comparisons instead of a search over every chunk.
         let below = |c: &Chunk<K, V>| c.last().is_some_and(|(k, _)| k.borrow() < key);
         let n = self.chunks.len();
-        let chunk = if n < 2 || below(&self.chunks[n - 2]) {
+        // Dense ids fill chunks of CHUNK_MAX in order: the id's distance from the map's first
+        // says which chunk holds it (checked; a guess that misses falls back to the search).
+        let holds = |c: &Chunk<K, V>| {
+            c.first().is_some_and(|(k, _)| k.borrow() <= key) && c.last().is_some_and(|(k, _)| key <= k.borrow())
+        };
+        let guess = self.chunks[0].first().and_then(|(first, _)| key.offset_from(first.borrow()));
+        let guess = guess.map(|offset| (offset / CHUNK_MAX).min(n - 1)).filter(|&c| holds(&self.chunks[c]));
+        let chunk = if let Some(c) = guess {
+            c
+        } else if n < 2 || below(&self.chunks[n - 2]) {
             n - 1
         } else if n < 3 || below(&self.chunks[n - 3]) {
             n - 2
         } else {
             self.chunks[..n - 2].partition_point(below)
         };
-        let at = self.chunks[chunk].binary_search_by(|(k, _)| k.borrow().cmp(key));
+        let entries = &self.chunks[chunk];
+        let hinted = entries.first().and_then(|(first, _)| key.offset_from(first.borrow()));
+        if let Some(i) = hinted.filter(|&i| entries.get(i).is_some_and(|(k, _)| k.borrow() == key)) {
+            return Some((chunk, Ok(i)));
+        }
+        let at = entries.binary_search_by(|(k, _)| k.borrow().cmp(key));
         Some((chunk, at))
     }
 
     pub fn get<Q>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Ord + SeekHint + ?Sized,
     {
         match self.locate(key)? {
             (chunk, Ok(i)) => Some(&self.chunks[chunk][i].1),
@@ -115,7 +151,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub fn contains_key<Q>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Ord + SeekHint + ?Sized,
     {
         self.get(key).is_some()
     }
@@ -124,7 +160,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
     where
         K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Ord + SeekHint + ?Sized,
     {
         match self.locate(key)? {
             (chunk, Ok(i)) => Some(&mut Arc::make_mut(&mut self.chunks[chunk])[i].1),
@@ -168,7 +204,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
     where
         K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Ord + SeekHint + ?Sized,
     {
         let (chunk, Ok(i)) = self.locate(key)? else {
             return None;
@@ -243,7 +279,7 @@ impl<K: Ord + Clone, V: Clone> SharedMap<K, V> {
     pub fn rank<Q>(&self, key: &Q) -> Option<usize>
     where
         K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Ord + SeekHint + ?Sized,
     {
         let (chunk, Ok(i)) = self.locate(key)? else {
             return None;
@@ -380,6 +416,35 @@ mod tests {
         for (snapshot, model) in &snapshots {
             assert!(snapshot.iter().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
         }
+    }
+
+    /// Ids handed out in order and taken out from the front and at random (a sliding window
+    /// with holes, as unacked messages and archived rows make): the dense guesses, hits and
+    /// misses, agree with a BTreeMap, for present and absent ids.
+    #[test]
+    fn dense_ids_with_holes_agree_with_btreemap() {
+        let mut rng = Prng::new(11);
+        let mut ours: IdMap<u64> = SharedMap::default();
+        let mut model = BTreeMap::new();
+        for id in 0..30_000u64 {
+            assert_eq!(ours.insert(id, id * 3), model.insert(id, id * 3));
+            if rng.below(4) == 0 {
+                let gone = id.saturating_sub(rng.below(300));
+                assert_eq!(ours.remove(&gone), model.remove(&gone));
+            }
+            if id >= 2_000 {
+                let oldest = id - 2_000;
+                assert_eq!(ours.remove(&oldest), model.remove(&oldest));
+            }
+            let probe = id.saturating_sub(rng.below(2_500));
+            assert_eq!(ours.get(&probe), model.get(&probe), "id {probe}");
+            assert_eq!(ours.get(&(id + 1 + rng.below(5))), None);
+            if id % 97 == 0 {
+                assert_eq!(ours.rank(&probe), model.keys().position(|&k| k == probe), "rank of {probe}");
+            }
+        }
+        assert!(ours.iter().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
+        assert!(ours.chunk_count() > 10);
     }
 
     /// A clone shares every chunk; a write copies only the chunk it touches.

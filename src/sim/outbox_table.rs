@@ -64,6 +64,9 @@ pub struct OutboxRow {
     pub updated_at_ms: u64,
 }
 
+/// The composite index's keys are not dense: a lookup searches.
+impl super::id_map::SeekHint for (u32, Status, u64, u64) {}
+
 /// The unique index on biz_key rejected an insert.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DuplicateBizKey {
