@@ -166,108 +166,76 @@ impl Ord for Scheduled {
 
 /// Scheduled actions in (time, insertion) order: a deterministic priority queue.
 ///
-/// Most actions are scheduled a fixed delay after they are made, so those of one kind come in
-/// time order, and a FIFO holds them sorted without a heap's log-time work. Ack timeouts
-/// (every delivery schedules one, and most find their message acked) have a lane of their
-/// own; confirmations have two, one for the first try (`confirm_latency_ms` later) and one for
-/// the retries while a relay holds the row's lock (`publish_latency_ms` later) — in a long run
-/// the retries were most actions and popping a big heap a fifth of the core's time. An
-/// action that would break its lane's order (a setting changed mid-run, or the two delays
-/// interleave) goes to the heap. Either way the next action is the least (time, insertion
-/// number) of the heap's top and the lanes' fronts, exactly as with one heap.
+/// Ack timeouts, which every delivery schedules and most of which find their message acked,
+/// wait in a queue of their own: scheduled `ack_timeout_ms` after they are made, they come in
+/// time order, so a FIFO holds them sorted and the heap stays small (in a long run they were
+/// most of it, and popping a big heap was a fifth of the core's time). One scheduled out of
+/// order (the setting changed mid-run) goes to the heap. Either way the next action is the
+/// least (time, insertion number) of the two fronts, as with one heap.
 #[derive(Clone, Debug, Default)]
 pub struct Agenda {
     heap: BinaryHeap<Scheduled>,
-    lanes: [VecDeque<Scheduled>; LANES],
+    ack_timeouts: VecDeque<Scheduled>,
     next_seq: u64,
     non_periodic: usize,
 }
 
-const LANES: usize = 3;
-
-/// Where the next action waits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Source {
-    Heap,
-    Lane(usize),
-}
-
 impl Agenda {
-    /// The lanes an action may join, in the order it tries them.
-    fn lanes_for(action: &Action) -> &'static [usize] {
-        match action {
-            Action::AckTimeout { .. } => &[0],
-            Action::Confirm { .. } => &[1, 2],
-            _ => &[],
-        }
-    }
-
     fn push(&mut self, at_ms: u64, action: Action) {
         if !action.is_background() {
             self.non_periodic += 1;
         }
         let s = Scheduled { at_ms, seq: self.next_seq, action };
         self.next_seq += 1;
-        let lanes = &self.lanes;
-        let lane = Self::lanes_for(&s.action)
-            .iter()
-            .copied()
-            .find(|&i| lanes[i].back().is_none_or(|last| last.at_ms <= at_ms));
-        match lane {
-            Some(i) => self.lanes[i].push_back(s),
-            None => self.heap.push(s),
+        let in_order = self.ack_timeouts.back().is_none_or(|last| last.at_ms <= at_ms);
+        if matches!(s.action, Action::AckTimeout { .. }) && in_order {
+            self.ack_timeouts.push_back(s);
+        } else {
+            self.heap.push(s);
         }
     }
 
-    /// Where the next action is: the least (time, insertion number) of the fronts.
-    fn first(&self) -> Option<Source> {
-        let mut best = self.heap.peek().map(|s| ((s.at_ms, s.seq), Source::Heap));
-        for (i, lane) in self.lanes.iter().enumerate() {
-            if let Some(s) = lane.front() {
-                if best.is_none_or(|(key, _)| (s.at_ms, s.seq) < key) {
-                    best = Some(((s.at_ms, s.seq), Source::Lane(i)));
-                }
-            }
+    /// Whether the next action is the FIFO's front (else the heap's top).
+    fn fifo_first(&self) -> bool {
+        match (self.heap.peek(), self.ack_timeouts.front()) {
+            (Some(h), Some(f)) => (f.at_ms, f.seq) < (h.at_ms, h.seq),
+            (None, Some(_)) => true,
+            _ => false,
         }
-        best.map(|(_, source)| source)
     }
 
     fn peek_at(&self) -> Option<u64> {
-        match self.first()? {
-            Source::Heap => self.heap.peek().map(|s| s.at_ms),
-            Source::Lane(i) => self.lanes[i].front().map(|s| s.at_ms),
+        if self.fifo_first() {
+            self.ack_timeouts.front().map(|s| s.at_ms)
+        } else {
+            self.heap.peek().map(|s| s.at_ms)
         }
     }
 
-    /// The next action, taken out (without the count of non-periodic ones), and where it was.
-    fn pop_raw(&mut self) -> Option<(Source, Scheduled)> {
-        let source = self.first()?;
-        let s = match source {
-            Source::Heap => self.heap.pop(),
-            Source::Lane(i) => self.lanes[i].pop_front(),
-        };
-        s.map(|s| (source, s))
-    }
-
-    fn count_out(&mut self, s: &Scheduled) {
-        if !s.action.is_background() {
-            self.non_periodic -= 1;
+    /// The next action, taken out (without the count of non-periodic ones).
+    fn pop_raw(&mut self) -> Option<Scheduled> {
+        if self.fifo_first() {
+            self.ack_timeouts.pop_front()
+        } else {
+            self.heap.pop()
         }
     }
 
     fn pop(&mut self) -> Option<Scheduled> {
-        let (_, s) = self.pop_raw()?;
-        self.count_out(&s);
+        let s = self.pop_raw()?;
+        if !s.action.is_background() {
+            self.non_periodic -= 1;
+        }
         Some(s)
     }
 
     /// Every pending action, in no particular order.
     fn iter(&self) -> impl Iterator<Item = &Scheduled> {
-        self.heap.iter().chain(self.lanes.iter().flatten())
+        self.heap.iter().chain(&self.ack_timeouts)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() + self.ack_timeouts.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -279,14 +247,16 @@ impl Agenda {
     fn take_due(&mut self, at: u64, rank: usize) -> Option<Scheduled> {
         let mut before = Vec::new();
         while before.len() < rank && self.peek_at() == Some(at) {
-            before.extend(self.pop_raw());
+            let from_fifo = self.fifo_first();
+            before.extend(self.pop_raw().map(|s| (from_fifo, s)));
         }
         let taken = if before.len() == rank && self.peek_at() == Some(at) { self.pop() } else { None };
-        // Back in reverse, so a lane's ones return to its front in their order.
-        for (source, s) in before.into_iter().rev() {
-            match source {
-                Source::Lane(i) => self.lanes[i].push_front(s),
-                Source::Heap => self.heap.push(s),
+        // Back in reverse, so the FIFO's ones return to its front in their order.
+        for (from_fifo, s) in before.into_iter().rev() {
+            if from_fifo {
+                self.ack_timeouts.push_front(s);
+            } else {
+                self.heap.push(s);
             }
         }
         taken
@@ -294,10 +264,8 @@ impl Agenda {
 
     /// Removes one pending action (the checker's choice), wherever it is in the queue.
     fn take(&mut self, seq: u64) -> Option<Scheduled> {
-        let in_lane =
-            self.lanes.iter().enumerate().find_map(|(i, lane)| Some((i, lane.iter().position(|s| s.seq == seq)?)));
-        let taken = match in_lane {
-            Some((i, at)) => self.lanes[i].remove(at),
+        let taken = match self.ack_timeouts.iter().position(|s| s.seq == seq) {
+            Some(i) => self.ack_timeouts.remove(i),
             None => {
                 let mut items = std::mem::take(&mut self.heap).into_vec();
                 let taken = items.iter().position(|s| s.seq == seq).map(|i| items.swap_remove(i));
@@ -305,8 +273,8 @@ impl Agenda {
                 taken
             }
         };
-        if let Some(s) = &taken {
-            self.count_out(s);
+        if taken.as_ref().is_some_and(|s| !s.action.is_background()) {
+            self.non_periodic -= 1;
         }
         taken
     }
@@ -1431,11 +1399,12 @@ mod agenda_tests {
     use super::{Action, Agenda};
     use crate::sim::prng::Prng;
 
-    /// Actions of the laned kinds at their fixed delays, interleaved with each other and with
-    /// others at any time: the lanes and the heap together give exactly one heap's order,
-    /// least (time, insertion) first, and `take_due` / `take` leave the rest in that order.
+    /// Ack timeouts at their fixed delay and now and then at another (a setting changed
+    /// mid-run: out of the FIFO's order), interleaved with other actions at any time: the FIFO
+    /// and the heap together give exactly one heap's order, least (time, insertion) first,
+    /// and `take_due` / `take` leave the rest in that order.
     #[test]
-    fn lanes_and_heap_pop_in_one_heaps_order() {
+    fn ack_timeouts_fifo_and_heap_pop_in_one_heaps_order() {
         let mut rng = Prng::new(5);
         let mut agenda = Agenda::default();
         let mut model: Vec<(u64, u64)> = Vec::new();
@@ -1446,7 +1415,7 @@ mod agenda_tests {
                 0 => (30, Action::AckTimeout { delivery_id: step }),
                 1 => (7, Action::Confirm { msg_id: step }),
                 2 => (1, Action::Confirm { msg_id: step }),
-                3 => (rng.below(3) * 5, Action::Confirm { msg_id: step }),
+                3 => (rng.below(3) * 20, Action::AckTimeout { delivery_id: step }),
                 _ => (rng.below(40), Action::Archive),
             };
             model.push((now + delay, agenda.next_seq));
