@@ -6,7 +6,7 @@
 //! per shard, so one structure serves one shard or sixty-four.
 
 use super::event::{BizKey, Payload};
-use super::id_map::{IdMap, SharedMap};
+use super::id_map::{IdMap, SeekHint, SharedMap};
 use serde::{Deserialize, Serialize};
 
 /// Status moves one way only: PENDING -> SENT -> DONE, or PENDING -> DEAD.
@@ -65,7 +65,7 @@ pub struct OutboxRow {
 }
 
 /// The composite index's keys are not dense: a lookup searches.
-impl super::id_map::SeekHint for (u32, Status, u64, u64) {}
+impl SeekHint for (u32, Status, u64, u64) {}
 
 /// The columns a row's counts and index entries are made of (all but its key and payload).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +109,19 @@ const ID_MASK: u64 = (1 << ID_BITS) - 1;
 
 fn done_key(updated_at_ms: u64, id: u64) -> u64 {
     (updated_at_ms.min(u64::MAX >> ID_BITS) << ID_BITS) | (id & ID_MASK)
+}
+
+/// Moves an index entry from `old` to `new` (`None`: no entry), leaving the index alone when
+/// the key stays the same.
+fn move_entry<K: Ord + Clone + SeekHint>(index: &mut SharedMap<K, ()>, old: Option<K>, new: Option<K>) {
+    if old != new {
+        if let Some(key) = old {
+            index.remove(&key);
+        }
+        if let Some(key) = new {
+            index.insert(key, ());
+        }
+    }
 }
 
 /// Retry counts above this share the last bucket of the histogram.
@@ -251,35 +264,16 @@ impl OutboxTable {
             }
         }
         let id = old.or(new).map_or(0, |row| row.id);
-        let member = |row: Option<Indexed>, status: fn(Status) -> bool| row.is_some_and(|r| status(r.status));
+        let id_if = |row: Option<Indexed>, member: fn(Status) -> bool| row.filter(|r| member(r.status)).map(|_| id);
         let live = |s| matches!(s, Status::Pending | Status::Sent);
+        move_entry(&mut self.live_ids, id_if(old, live), id_if(new, live));
         let dead = |s| s == Status::Dead;
-        for (set, status) in [(&mut self.live_ids, live as fn(Status) -> bool), (&mut self.dead_ids, dead)] {
-            match (member(old, status), member(new, status)) {
-                (false, true) => _ = set.insert(id, ()),
-                (true, false) => _ = set.remove(&id),
-                _ => {}
-            }
-        }
+        move_entry(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
         let index_key = |row: Option<Indexed>| row.map(|r| (r.shard, r.status, r.next_retry_at_ms, r.id));
-        if index_key(old) != index_key(new) {
-            if let Some(key) = index_key(old) {
-                self.by_status_next_retry.remove(&key);
-            }
-            if let Some(key) = index_key(new) {
-                self.by_status_next_retry.insert(key, ());
-            }
-        }
+        move_entry(&mut self.by_status_next_retry, index_key(old), index_key(new));
         let done_key =
             |row: Option<Indexed>| row.filter(|r| r.status == Status::Done).map(|r| done_key(r.updated_at_ms, r.id));
-        if done_key(old) != done_key(new) {
-            if let Some(key) = done_key(old) {
-                self.done_by_updated_at.remove(&key);
-            }
-            if let Some(key) = done_key(new) {
-                self.done_by_updated_at.insert(key, ());
-            }
-        }
+        move_entry(&mut self.done_by_updated_at, done_key(old), done_key(new));
     }
 
     /// Adds (`true`) or takes away (`false`) a row from the counts.
