@@ -1439,6 +1439,7 @@ mod agenda_tests {
                 assert_eq!(agenda.take(seq).map(|s| s.seq), Some(seq));
             }
             assert_eq!(agenda.len(), model.len());
+            assert_eq!(agenda.peek_at(), model.iter().min().map(|&(at, _)| at), "step {step}");
         }
         model.sort_unstable();
         let rest: Vec<_> = std::iter::from_fn(|| agenda.pop()).map(|s| (s.at_ms, s.seq)).collect();
