@@ -64,8 +64,29 @@ pub struct OutboxRow {
     pub updated_at_ms: u64,
 }
 
+/// A composite index entry, (shard, status, next_retry_at_ms, id), packed into one u128
+/// that orders as the tuple does: 16 bytes instead of the tuple's 24 (with padding), and the
+/// index has an entry for every row (a million-row table: 8 MB less).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct IndexKey(u128);
+
+impl IndexKey {
+    fn new(shard: u32, status: Status, next_retry_at_ms: u64, id: u64) -> IndexKey {
+        let (shard, status) = (u128::from(shard), status.index() as u128);
+        IndexKey(shard << 94 | status << 92 | u128::from(next_retry_at_ms) << ID_BITS | u128::from(id & ID_MASK))
+    }
+
+    fn next_retry_at_ms(self) -> u64 {
+        (self.0 >> ID_BITS) as u64
+    }
+
+    fn id(self) -> u64 {
+        self.0 as u64 & ID_MASK
+    }
+}
+
 /// The composite index's keys are not dense: a lookup searches.
-impl SeekHint for (u32, Status, u64, u64) {}
+impl SeekHint for IndexKey {}
 
 /// The columns a row's counts and index entries are made of (all but its key and payload).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +160,7 @@ pub struct OutboxTable {
     rows: IdMap<OutboxRow>,
     by_biz_key: SharedMap<BizKey, u64>,
     /// The composite index, per shard: (shard, status, next_retry_at_ms, id).
-    by_status_next_retry: SharedMap<(u32, Status, u64, u64), ()>,
+    by_status_next_retry: SharedMap<IndexKey, ()>,
     /// DONE rows by when they became DONE, for the archive job, packed as
     /// `updated_at_ms << ID_BITS | id` (one u64 key instead of a pair: a smaller bundle).
     done_by_updated_at: SharedMap<u64, ()>,
@@ -221,7 +242,7 @@ impl OutboxTable {
             return self.rows.rank(&id);
         }
         let row = self.rows.get(&id)?;
-        self.by_status_next_retry.rank(&(row.shard, row.status, row.next_retry_at_ms, row.id))
+        self.by_status_next_retry.rank(&IndexKey::new(row.shard, row.status, row.next_retry_at_ms, row.id))
     }
 
     /// Up to `limit` rows from position `start`, in id order or in index order.
@@ -230,7 +251,7 @@ impl OutboxTable {
             self.by_status_next_retry
                 .iter_from(start)
                 .take(limit)
-                .filter_map(|(&(_, _, _, id), _)| self.rows.get(&id))
+                .filter_map(|(key, _)| self.rows.get(&key.id()))
                 .collect()
         } else {
             self.rows.iter_from(start).take(limit).map(|(_, row)| row).collect()
@@ -269,7 +290,7 @@ impl OutboxTable {
         move_entry(&mut self.live_ids, id_if(old, live), id_if(new, live));
         let dead = |s| s == Status::Dead;
         move_entry(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
-        let index_key = |row: Option<Indexed>| row.map(|r| (r.shard, r.status, r.next_retry_at_ms, r.id));
+        let index_key = |row: Option<Indexed>| row.map(|r| IndexKey::new(r.shard, r.status, r.next_retry_at_ms, r.id));
         move_entry(&mut self.by_status_next_retry, index_key(old), index_key(new));
         let done_key =
             |row: Option<Indexed>| row.filter(|r| r.status == Status::Done).map(|r| done_key(r.updated_at_ms, r.id));
@@ -341,8 +362,10 @@ impl OutboxTable {
         let mut picked = Vec::new();
         let mut held = Vec::new();
         let mut rows_examined = 0;
-        let range = (shard, Status::Pending, 0, 0)..=(shard, Status::Pending, u64::MAX, u64::MAX);
-        for (&(_, _, next_retry_at_ms, id), _) in self.by_status_next_retry.range(range) {
+        let range =
+            IndexKey::new(shard, Status::Pending, 0, 0)..=IndexKey::new(shard, Status::Pending, u64::MAX, ID_MASK);
+        for (key, _) in self.by_status_next_retry.range(range) {
+            let (next_retry_at_ms, id) = (key.next_retry_at_ms(), key.id());
             if picked.len() as u64 >= batch {
                 break;
             }
@@ -536,6 +559,32 @@ mod tests {
             assert!(
                 t.scan_due(shard, 2_500, 50, |_| false).picked == rebuilt.scan_due(shard, 2_500, 50, |_| false).picked
             );
+        }
+    }
+
+    /// The packed key orders exactly as (shard, status, next_retry_at_ms, id), at the
+    /// extremes of every field too, and gives each field back.
+    #[test]
+    fn index_keys_order_as_their_tuples() {
+        let mut rng = crate::sim::prng::Prng::new(3);
+        let mut pick = |edges: &[u64], below: u64| match rng.below(3) {
+            0 => edges[rng.below(edges.len() as u64) as usize],
+            _ => rng.below(below),
+        };
+        let mut tuples = Vec::new();
+        for _ in 0..2_000 {
+            let shard = pick(&[0, 1, u32::MAX as u64], 4) as u32;
+            let status = Status::ALL[pick(&[0, 3], 4) as usize];
+            let next_retry_at_ms = pick(&[0, 1, u64::MAX - 1, u64::MAX], 50);
+            let id = pick(&[0, 1, ID_MASK], 300);
+            tuples.push((shard, status, next_retry_at_ms, id));
+        }
+        let key = |&(shard, status, next, id): &(u32, Status, u64, u64)| IndexKey::new(shard, status, next, id);
+        for pair in tuples.windows(2) {
+            assert_eq!(key(&pair[0]).cmp(&key(&pair[1])), pair[0].cmp(&pair[1]), "{pair:?}");
+        }
+        for t in &tuples {
+            assert_eq!((key(t).next_retry_at_ms(), key(t).id()), (t.2, t.3));
         }
     }
 
