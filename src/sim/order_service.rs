@@ -544,15 +544,27 @@ fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, payload: Payload) 
 /// The consumer's confirmation arrived: the row's loop is closed (SENT -> DONE). If a
 /// relay's transaction holds the row's lock, the UPDATE waits for it.
 pub fn confirm_done(ctx: &mut Ctx<'_>, msg_id: u64) {
-    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else { return };
-    if ctx.world.order_db.row_locks.contains_key(&msg_id) {
-        let at = ctx.now_ms.saturating_add(ctx.config.publish_latency_ms.max(1));
+    if let Some(at) = confirm_retry_at(ctx.world, ctx.config, ctx.now_ms, msg_id) {
         return ctx.schedule(at, Action::Confirm { msg_id });
     }
+    let Some(row) = ctx.world.order_db.outbox.get(msg_id) else { return };
     if row.status.may_become(Status::Done) {
         let biz_key = row.biz_key.clone();
         ctx.emit(EventKind::MessageDone { msg_id, biz_key });
     }
+}
+
+/// When a confirmation that arrives now tries again: while a relay's transaction holds the
+/// row's lock, every `publish_latency_ms` (at least 1 ms). None: it goes on now.
+pub fn confirm_retry_at(
+    world: &super::world::World,
+    config: &super::config::Config,
+    now_ms: u64,
+    msg_id: u64,
+) -> Option<u64> {
+    let db = &world.order_db;
+    let waits = db.row_locks.contains_key(&msg_id) && db.outbox.get(msg_id).is_some();
+    waits.then(|| now_ms.saturating_add(config.publish_latency_ms.max(1)))
 }
 
 /// The archive job: DONE rows older than `archive_after_ms` move to the history table.
