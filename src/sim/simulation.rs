@@ -164,6 +164,102 @@ impl Ord for Scheduled {
     }
 }
 
+/// The agenda's heap, natively with a FIFO of retried confirmations beside it.
+///
+/// A confirmation that finds its row locked is put back `publish_latency_ms` later with a new
+/// insertion number (`retry_next`), about twenty times per order in a long run. Retried
+/// at the time they are retried plus one fixed delay, they come in (time, insertion)
+/// order, so a FIFO holds them sorted: a retry that was the FIFO's front goes to its back
+/// for no sift at all. One that would land out of order (the setting changed) goes to the
+/// heap. The next action is the least of the two fronts, as with one heap. The page keeps
+/// the plain heap (a type alias below) and so its bytes.
+#[cfg(target_pointer_width = "64")]
+#[derive(Clone, Debug, Default)]
+struct ActionHeap {
+    heap: BinaryHeap<Scheduled>,
+    retries: VecDeque<Scheduled>,
+}
+
+#[cfg(not(target_pointer_width = "64"))]
+type ActionHeap = BinaryHeap<Scheduled>;
+
+#[cfg(target_pointer_width = "64")]
+impl ActionHeap {
+    /// Whether the least action is the retry FIFO's front (else the heap's top).
+    fn retries_first(&self) -> bool {
+        match (self.heap.peek(), self.retries.front()) {
+            (Some(h), Some(r)) => r > h,
+            (None, Some(_)) => true,
+            _ => false,
+        }
+    }
+
+    fn peek(&self) -> Option<&Scheduled> {
+        if self.retries_first() {
+            self.retries.front()
+        } else {
+            self.heap.peek()
+        }
+    }
+
+    fn pop(&mut self) -> Option<Scheduled> {
+        if self.retries_first() {
+            self.retries.pop_front()
+        } else {
+            self.heap.pop()
+        }
+    }
+
+    fn peek_at(&self) -> Option<u64> {
+        let retry_at = self.retries.front().map(|s| s.at_ms);
+        self.heap.peek().map(|s| s.at_ms).into_iter().chain(retry_at).min()
+    }
+
+    fn push(&mut self, s: Scheduled) {
+        self.heap.push(s);
+    }
+
+    /// Re-keys the least action to the time `retry_at` gives and to `seq` (above every
+    /// other's), if it gives one: to the FIFO's back if that keeps it sorted, else into the
+    /// heap. True if it did.
+    fn retry_top(&mut self, retry_at: impl FnOnce(&Scheduled) -> Option<u64>, seq: u64) -> bool {
+        let from_retries = self.retries_first();
+        let top = if from_retries { self.retries.front() } else { self.heap.peek() };
+        let Some(at_ms) = top.and_then(retry_at) else { return false };
+        let taken = if from_retries { self.retries.pop_front() } else { self.heap.pop() };
+        let Some(mut s) = taken else { return false };
+        s.at_ms = at_ms;
+        s.seq = seq;
+        if self.retries.back().is_none_or(|last| last.at_ms <= at_ms) {
+            self.retries.push_back(s);
+        } else {
+            self.heap.push(s);
+        }
+        true
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Scheduled> {
+        self.heap.iter().chain(&self.retries)
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() + self.retries.len()
+    }
+
+    fn into_vec(self) -> Vec<Scheduled> {
+        let mut items = self.heap.into_vec();
+        items.extend(self.retries);
+        items
+    }
+}
+
+#[cfg(target_pointer_width = "64")]
+impl From<Vec<Scheduled>> for ActionHeap {
+    fn from(items: Vec<Scheduled>) -> Self {
+        ActionHeap { heap: BinaryHeap::from(items), retries: VecDeque::new() }
+    }
+}
+
 /// Scheduled actions in (time, insertion) order: a deterministic priority queue.
 ///
 /// Ack timeouts, which every delivery schedules and most of which find their message acked,
@@ -174,7 +270,7 @@ impl Ord for Scheduled {
 /// least (time, insertion number) of the two fronts, as with one heap.
 #[derive(Clone, Debug, Default)]
 pub struct Agenda {
-    heap: BinaryHeap<Scheduled>,
+    heap: ActionHeap,
     ack_timeouts: VecDeque<Scheduled>,
     next_seq: u64,
     non_periodic: usize,
@@ -204,6 +300,16 @@ impl Agenda {
         }
     }
 
+    /// When the next action is due: natively the earliest of the fronts (a time needs no
+    /// tie-break, so no comparison of insertion numbers); the page keeps the front the
+    /// agenda would pop (the same time, fewer bytes).
+    #[cfg(target_pointer_width = "64")]
+    fn peek_at(&self) -> Option<u64> {
+        let fifo_at = self.ack_timeouts.front().map(|s| s.at_ms);
+        self.heap.peek_at().into_iter().chain(fifo_at).min()
+    }
+
+    #[cfg(not(target_pointer_width = "64"))]
     fn peek_at(&self) -> Option<u64> {
         if self.fifo_first() {
             self.ack_timeouts.front().map(|s| s.at_ms)
@@ -230,17 +336,21 @@ impl Agenda {
     }
 
     /// Puts the next action back at the time `retry_at` gives, if it gives one, with a new
-    /// insertion number: the order popping it and scheduling it anew would give, for one
-    /// sift down of the heap instead of a pop and a push (a confirmation polling a row a
-    /// relay holds does this about twenty times per order in a long run). True if it did.
+    /// insertion number: the order popping it and scheduling it anew would give, without
+    /// the pop and the push (a confirmation polling a row a relay holds does this about
+    /// twenty times per order in a long run; see [`ActionHeap`]). True if it did.
+    #[cfg(target_pointer_width = "64")]
     fn retry_next(&mut self, retry_at: impl FnOnce(&Action) -> Option<u64>) -> bool {
-        if self.fifo_first() {
+        // Only if the heap holds the next action (an ack timeout is never retried). The
+        // order is reversed: greater is earlier.
+        let ack_front = self.ack_timeouts.front();
+        let retry_top_at = |top: &Scheduled| match ack_front {
+            Some(ack) if ack > top => None,
+            _ => retry_at(&top.action),
+        };
+        if !self.heap.retry_top(retry_top_at, self.next_seq) {
             return false;
         }
-        let Some(mut next) = self.heap.peek_mut() else { return false };
-        let Some(at_ms) = retry_at(&next.action) else { return false };
-        next.at_ms = at_ms;
-        next.seq = self.next_seq;
         self.next_seq += 1;
         true
     }
@@ -285,7 +395,7 @@ impl Agenda {
             None => {
                 let mut items = std::mem::take(&mut self.heap).into_vec();
                 let taken = items.iter().position(|s| s.seq == seq).map(|i| items.swap_remove(i));
-                self.heap = BinaryHeap::from(items);
+                self.heap = ActionHeap::from(items);
                 taken
             }
         };
@@ -889,15 +999,8 @@ impl Simulation {
             (true, _) => Some(self.agenda.take_due(at, pick - 1).ok_or(NO_SUCH_CHOICE)?),
             (false, 0) => {
                 self.advance_clock(at);
-                // A confirmation that would find its row still locked goes straight back
-                // (what running it would do, without the pop and the push). Native only: the
-                // page keeps the pop and push (the same order, tested) and its bytes.
-                let (world, config, now_ms) = (&self.world, &self.config, self.now_ms);
-                let retry_at = |action: &Action| match *action {
-                    Action::Confirm { msg_id } => order_service::confirm_retry_at(world, config, now_ms, msg_id),
-                    _ => None,
-                };
-                if cfg!(target_pointer_width = "64") && self.agenda.retry_next(retry_at) {
+                #[cfg(target_pointer_width = "64")]
+                if self.retry_locked_confirmation() {
                     return Ok(true);
                 }
                 self.agenda.pop()
@@ -919,6 +1022,18 @@ impl Simulation {
             order_service::arrive(&mut self.ctx(), request);
         }
         Ok(true)
+    }
+
+    /// A next action that is a confirmation which would find its row still locked goes
+    /// straight back (what running it would do, without the pop and the push). Native only:
+    /// the page keeps the pop and push (the same order, tested) and its bytes.
+    #[cfg(target_pointer_width = "64")]
+    fn retry_locked_confirmation(&mut self) -> bool {
+        let (world, config, now_ms) = (&self.world, &self.config, self.now_ms);
+        self.agenda.retry_next(|action| match *action {
+            Action::Confirm { msg_id } => order_service::confirm_retry_at(world, config, now_ms, msg_id),
+            _ => None,
+        })
     }
 
     /// Moves time on to `at`, sampling the metrics on the way (the monitor's alerts are
@@ -1481,11 +1596,12 @@ mod agenda_tests {
     /// anew at the same time leave twin agendas in the same order: every later pop gives
     /// the same time, insertion number and action, FIFO ack timeouts included.
     #[test]
+    #[cfg(target_pointer_width = "64")]
     fn retry_next_orders_as_pop_then_push() {
         let mut rng = Prng::new(9);
         let (mut in_place, mut twin) = (Agenda::default(), Agenda::default());
         let mut now = 0u64;
-        let mut retried = 0;
+        let (mut retried, mut to_fifo, mut to_heap) = (0, 0, 0);
         for step in 0..20_000u64 {
             let (delay, action) = match rng.below(4) {
                 0 => (30, Action::AckTimeout { delivery_id: step }),
@@ -1505,6 +1621,12 @@ mod agenda_tests {
                     assert!(in_place.retry_next(retry_at), "step {step}");
                     twin.push(at, next.action);
                     retried += 1;
+                    // Both of the heap's paths: kept sorted in the FIFO, or out of order to the heap.
+                    if in_place.heap.retries.back().is_some_and(|last| last.seq == in_place.next_seq - 1) {
+                        to_fifo += 1;
+                    } else {
+                        to_heap += 1;
+                    }
                 } else {
                     assert!(!in_place.retry_next(retry_at), "step {step}");
                     let got = in_place.pop().expect("same length");
@@ -1520,5 +1642,6 @@ mod agenda_tests {
         };
         assert_eq!(rest(&mut in_place), rest(&mut twin));
         assert!(retried > 1_000, "retried {retried}");
+        assert!(to_fifo > 500 && to_heap > 500, "to the FIFO {to_fifo}, to the heap {to_heap}");
     }
 }
