@@ -2,7 +2,8 @@
 # The core's speed, side by side in one run (the core-speed issue; README "The core"):
 #   1. the source's Python logic scaled to N orders (scripts/bench-baseline.py, batch = N),
 #   2. `outbox-sim bench --orders N` natively (profile `native`),
-#   3. the same bench compiled to WebAssembly (wasm32-wasip1, profile `native`) in Node.
+#   3. the same bench compiled to WebAssembly (wasm32-wasip1, profile `native`) in headless
+#      Chromium (the page's engine) and in Node (scripts/bench-wasm.mjs says why both).
 # Each is run RUNS times (default 3), alternating; prints every run, then the medians and
 # the ratios. Peak memory: RSS for the native and Python runs, the wasm memory's size for wasm.
 #
@@ -27,18 +28,20 @@ trap 'rm -rf "$out"' EXIT
 for run in $(seq "$runs"); do
   /usr/bin/time -f 'rss_kb %M' python3 scripts/bench-baseline.py --orders "$orders" --batch "$orders" >"$out/py" 2>&1
   /usr/bin/time -f 'rss_kb %M' "$native" bench --orders "$orders" >"$out/native" 2>&1
-  node scripts/bench-wasm.mjs "$wasm" bench --orders "$orders" >"$out/wasm" 2>&1
+  node scripts/bench-wasm.mjs chromium "$wasm" bench --orders "$orders" >"$out/wasm" 2>&1
+  node scripts/bench-wasm.mjs node "$wasm" bench --orders "$orders" >"$out/node" 2>&1
   py=$(sed -n 's/.* \([0-9]*\) orders\/s$/\1/p' "$out/py")
   py_kb=$(sed -n 's/^rss_kb //p' "$out/py")
   nat=$(sed -n 's/^orders_per_s *//p' "$out/native")
   nat_kb=$(sed -n 's/^rss_kb //p' "$out/native")
   wa=$(sed -n 's/^orders_per_s *//p' "$out/wasm")
   wa_bytes=$(sed -n 's/^wasm_memory_bytes //p' "$out/wasm")
-  for v in "$py" "$nat" "$wa"; do
+  wn=$(sed -n 's/^orders_per_s *//p' "$out/node")
+  for v in "$py" "$nat" "$wa" "$wn"; do
     [ -n "$v" ] || { echo "bench-core: a run printed no rate:"; cat "$out"/*; exit 1; }
   done
-  echo "run $run: python $py orders/s (rss $((py_kb * 1024 / orders)) B/order), native $nat orders/s (rss $((nat_kb * 1024 / orders)) B/order), wasm $wa orders/s (memory $((wa_bytes / orders)) B/order)"
-  echo "$py $nat $wa $((nat_kb * 1024 / orders)) $((wa_bytes / orders))" >>"$out/all"
+  echo "run $run: python $py orders/s (rss $((py_kb * 1024 / orders)) B/order), native $nat orders/s (rss $((nat_kb * 1024 / orders)) B/order), wasm $wa orders/s in Chromium, $wn in Node (memory $((wa_bytes / orders)) B/order)"
+  echo "$py $nat $wa $((nat_kb * 1024 / orders)) $((wa_bytes / orders)) $wn" >>"$out/all"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 py=$(cut -d' ' -f1 "$out/all" | median)
@@ -46,7 +49,9 @@ nat=$(cut -d' ' -f2 "$out/all" | median)
 wa=$(cut -d' ' -f3 "$out/all" | median)
 nat_b=$(cut -d' ' -f4 "$out/all" | median)
 wa_b=$(cut -d' ' -f5 "$out/all" | median)
+wn=$(cut -d' ' -f6 "$out/all" | median)
 echo "orders $orders, runs $runs (medians)"
 echo "python baseline  $py orders/s"
 echo "native core      $nat orders/s, peak RSS $nat_b B/order ($(awk "BEGIN {printf \"%.2f\", $nat / $py}")x python)"
-echo "wasm core (Node) $wa orders/s, wasm memory $wa_b B/order ($(awk "BEGIN {printf \"%.0f\", 100 * $wa / $nat}") % of native)"
+echo "wasm core, Chromium $wa orders/s, wasm memory $wa_b B/order ($(awk "BEGIN {printf \"%.0f\", 100 * $wa / $nat}") % of native)"
+echo "wasm core, Node   $wn orders/s ($(awk "BEGIN {printf \"%.0f\", 100 * $wn / $nat}") % of native)"
