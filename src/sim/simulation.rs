@@ -180,14 +180,20 @@ struct ActionHeap {
     retries: VecDeque<Scheduled>,
 }
 
+/// Whether a FIFO's front comes before a heap's top, either of which may be missing (the
+/// agenda's two FIFOs beside their heaps). Greater is earlier: the order is reversed.
+fn fifo_front_first(heap_top: Option<&Scheduled>, fifo_front: Option<&Scheduled>) -> bool {
+    match (heap_top, fifo_front) {
+        (Some(top), Some(front)) => front > top,
+        (None, Some(_)) => true,
+        _ => false,
+    }
+}
+
 impl ActionHeap {
     /// Whether the least action is the retry FIFO's front (else the heap's top).
     fn retries_first(&self) -> bool {
-        match (self.heap.peek(), self.retries.front()) {
-            (Some(h), Some(r)) => r > h,
-            (None, Some(_)) => true,
-            _ => false,
-        }
+        fifo_front_first(self.heap.peek(), self.retries.front())
     }
 
     fn peek(&self) -> Option<&Scheduled> {
@@ -288,11 +294,7 @@ impl Agenda {
 
     /// Whether the next action is the FIFO's front (else the heap's top).
     fn fifo_first(&self) -> bool {
-        match (self.heap.peek(), self.ack_timeouts.front()) {
-            (Some(h), Some(f)) => (f.at_ms, f.seq) < (h.at_ms, h.seq),
-            (None, Some(_)) => true,
-            _ => false,
-        }
+        fifo_front_first(self.heap.peek(), self.ack_timeouts.front())
     }
 
     /// When the next action is due: the earliest of the fronts (a time needs no tie-break,
