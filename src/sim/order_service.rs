@@ -64,6 +64,10 @@ pub struct OrderDb {
     pub open_txs: IdMap<OpenTx>,
     /// Row locks held by relay transactions: msg_id -> relay.
     pub row_locks: IdMap<u64>,
+    /// Counts the releases of row locks and the removals of message rows: the only ways a
+    /// confirmation waiting for its row (`confirm_retry_at`) can stop waiting. One found
+    /// waiting while this stays the same still waits (its retries need not look again).
+    pub release_epoch: u64,
     /// Status updates a relay made to rows it holds locked (lock=for_update / skip_locked),
     /// not committed yet: msg_id -> the row as that relay's transaction sees it. Everyone
     /// else sees the committed row until the relay's COMMIT (RelayBatchFinished) makes them
@@ -156,6 +160,12 @@ impl OrderDb {
         } else {
             self.outbox.update(msg_id, row.status, row.retry_count, row.next_retry_at_ms, at_ms);
         }
+    }
+
+    /// The relay's transaction ends: its row locks go.
+    fn release_locks(&mut self, relay: u64) {
+        self.row_locks.retain(|_, holder| *holder != relay);
+        self.release_epoch += 1;
     }
 
     fn insert_order(&mut self, order: OrderRow) {
@@ -276,6 +286,7 @@ impl OrderDb {
             RowsArchived { msg_ids } => {
                 for id in msg_ids {
                     if let Some(row) = self.outbox.remove(*id) {
+                        self.release_epoch += 1;
                         self.history_by_key.insert(row.biz_key.clone(), row.id);
                         self.history.insert(row.id, row);
                     }
@@ -285,7 +296,7 @@ impl OrderDb {
                 if picked.is_empty() {
                     // Nothing to publish: the relay commits at once, and any lock its scan
                     // took on a row it did not return goes with that COMMIT.
-                    self.row_locks.retain(|_, holder| *holder != *relay_id as u64);
+                    self.release_locks(*relay_id as u64);
                 }
                 for id in picked {
                     self.row_locks.insert(*id, *relay_id as u64);
@@ -309,7 +320,7 @@ impl OrderDb {
                         }
                     }
                 }
-                self.row_locks.retain(|_, holder| *holder != relay);
+                self.release_locks(relay);
             }
             RowClaimed { msg_id, lease_until_ms, .. } => {
                 if let Some(row) = self.outbox.get(*msg_id) {
@@ -544,7 +555,7 @@ fn send_directly(ctx: &mut Ctx<'_>, tx_id: u64, key: &BizKey, payload: Payload) 
 /// The consumer's confirmation arrived: the row's loop is closed (SENT -> DONE). If a
 /// relay's transaction holds the row's lock, the UPDATE waits for it.
 pub fn confirm_done(ctx: &mut Ctx<'_>, msg_id: u64) {
-    if let Some(at) = confirm_retry_at(ctx.world, ctx.config, ctx.now_ms, msg_id) {
+    if let Some(at) = confirm_retry_at(ctx.world, ctx.config, ctx.now_ms, msg_id, false) {
         return ctx.schedule(at, Action::Confirm { msg_id });
     }
     let Some(row) = ctx.world.order_db.outbox.get(msg_id) else { return };
@@ -556,15 +567,19 @@ pub fn confirm_done(ctx: &mut Ctx<'_>, msg_id: u64) {
 
 /// When a confirmation that arrives now tries again: while a relay's transaction holds the
 /// row's lock, every `publish_latency_ms` (at least 1 ms). None: it goes on now.
+/// `still_waits`: it was found waiting and no lock or row has gone since
+/// (`OrderDb::release_epoch`), so the row need not be looked up (checked in debug builds).
 pub fn confirm_retry_at(
     world: &super::world::World,
     config: &super::config::Config,
     now_ms: u64,
     msg_id: u64,
+    still_waits: bool,
 ) -> Option<u64> {
     let db = &world.order_db;
-    let waits = db.row_locks.contains_key(&msg_id) && db.outbox.get(msg_id).is_some();
-    waits.then(|| now_ms.saturating_add(config.publish_latency_ms.max(1)))
+    let waits = || db.row_locks.contains_key(&msg_id) && db.outbox.get(msg_id).is_some();
+    debug_assert!(!still_waits || waits(), "message {msg_id}: found waiting, and no lock or row has gone since");
+    (still_waits || waits()).then(|| now_ms.saturating_add(config.publish_latency_ms.max(1)))
 }
 
 /// The archive job: DONE rows older than `archive_after_ms` move to the history table.
