@@ -358,12 +358,15 @@ impl Agenda {
     /// whether the action was found waiting at release epoch `epoch` (it still waits). True
     /// if it did.
     fn retry_next(&mut self, epoch: u64, retry_at: impl FnOnce(&Action, bool) -> Option<u64>) -> bool {
-        // Only if the heap holds the next action (an ack timeout is never retried). The
-        // order is reversed: greater is earlier.
+        // Only if the heap holds the next action (an ack timeout is never retried): the ack
+        // FIFO's front is compared with the heap's least inside, where it is found anyway.
         let ack_front = self.ack_timeouts.front();
-        let retry_top_at = |top: &Scheduled, still_waits: bool| match ack_front {
-            Some(ack) if ack > top => None,
-            _ => retry_at(&top.action, still_waits),
+        let retry_top_at = |top: &Scheduled, still_waits: bool| {
+            if fifo_front_first(Some(top), ack_front) {
+                None
+            } else {
+                retry_at(&top.action, still_waits)
+            }
         };
         if !self.heap.retry_top(retry_top_at, self.next_seq, epoch) {
             return false;
