@@ -28,12 +28,61 @@ pub const CHUNK_MAX: usize = 64;
 /// Either way the map holds the same entries in the same order; the tests check both.
 const FILL_CHUNKS: bool = cfg!(target_pointer_width = "64");
 
+/// Two shortcuts before the search, on 64-bit targets: the entry found last is checked first
+/// (an event's checks, counters and metrics look one key up several times over), and a key
+/// past the map's last one (a new key checked for uniqueness) is known absent at once.
+/// `bench --orders 20000`: 696.1 M -> 637.2 M instructions. The page (wasm32) searches
+/// straight away: every key/value type has a copy of this code, and the shortcuts cost
+/// 649 bytes of a first load that has fewer.
+const LOOKUP_SHORTCUTS: bool = cfg!(target_pointer_width = "64");
+
 type Chunk<K, V> = Arc<Vec<(K, V)>>;
 
 #[derive(Clone)]
 pub struct SharedMap<K, V> {
     chunks: Vec<Chunk<K, V>>,
     len: usize,
+    last_found: FoundHint,
+}
+
+/// Where a map's last key found was: (chunk, position). A hint only, checked before use (the
+/// entry there must hold the key asked for), so no write has to keep it true. Atomic so that
+/// a map stays `Sync`; relaxed, since it is only ever a guess.
+#[cfg(target_pointer_width = "64")]
+#[derive(Default)]
+struct FoundHint(std::sync::atomic::AtomicU64);
+
+#[cfg(target_pointer_width = "64")]
+impl FoundHint {
+    fn get(&self) -> (usize, usize) {
+        let at = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        ((at >> 32) as usize, at as u32 as usize)
+    }
+
+    fn set(&self, chunk: usize, position: usize) {
+        self.0.store((chunk as u64) << 32 | position as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[cfg(target_pointer_width = "64")]
+impl Clone for FoundHint {
+    fn clone(&self) -> Self {
+        FoundHint(self.0.load(std::sync::atomic::Ordering::Relaxed).into())
+    }
+}
+
+/// The page (see [`LOOKUP_SHORTCUTS`]) keeps no hint: nothing to store or copy.
+#[cfg(not(target_pointer_width = "64"))]
+#[derive(Clone, Default)]
+struct FoundHint;
+
+#[cfg(not(target_pointer_width = "64"))]
+impl FoundHint {
+    fn get(&self) -> (usize, usize) {
+        (usize::MAX, 0)
+    }
+
+    fn set(&self, _chunk: usize, _position: usize) {}
 }
 
 /// Keys that can say where they would sit in a chunk without gaps: ids handed out in order
@@ -93,7 +142,7 @@ impl IdSet {
 
 impl<K, V> Default for SharedMap<K, V> {
     fn default() -> Self {
-        SharedMap { chunks: Vec::new(), len: 0 }
+        SharedMap { chunks: Vec::new(), len: 0, last_found: FoundHint::default() }
     }
 }
 
@@ -107,7 +156,29 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
     }
 
     /// Where `key` is or would go: (chunk, position in it). None only for an empty map.
+    /// Without the shortcuts, [`Self::search`] itself, inlined (no second function per type).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(always))]
     fn locate<Q>(&self, key: &Q) -> Option<(usize, Result<usize, usize>)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + SeekHint + ?Sized,
+    {
+        if !LOOKUP_SHORTCUTS {
+            return self.search(key);
+        }
+        let (last_chunk, last_at) = self.last_found.get();
+        if self.chunks.get(last_chunk).and_then(|c| c.get(last_at)).is_some_and(|(k, _)| k.borrow() == key) {
+            return Some((last_chunk, Ok(last_at)));
+        }
+        let found = self.search(key);
+        if let Some((chunk, Ok(at))) = found {
+            self.last_found.set(chunk, at);
+        }
+        found
+    }
+
+    /// [`Self::locate`] without the hint. None only for an empty map.
+    fn search<Q>(&self, key: &Q) -> Option<(usize, Result<usize, usize>)>
     where
         K: Borrow<Q>,
         Q: Ord + SeekHint + ?Sized,
@@ -125,6 +196,13 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         let holds = |c: &Chunk<K, V>| {
             c.first().is_some_and(|(k, _)| k.borrow() <= key) && c.last().is_some_and(|(k, _)| key <= k.borrow())
         };
+        // Past the last key (a new key checked for uniqueness before it is inserted): the end.
+        if LOOKUP_SHORTCUTS {
+            let last = &self.chunks[n - 1];
+            if below(last) {
+                return Some((n - 1, Err(last.len())));
+            }
+        }
         let guess = self.chunks[0].first().and_then(|(first, _)| key.offset_from(first.borrow()));
         let guess = guess.map(|offset| (offset / CHUNK_MAX).min(n - 1)).filter(|&c| holds(&self.chunks[c]));
         let chunk = if let Some(c) = guess {
@@ -392,6 +470,7 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SharedMap<K, V> {
 #[cfg(test)]
 mod tests {
     use super::{IdMap, IdSet, SharedMap, CHUNK_MAX};
+    use crate::sim::biz_key::BizKey;
     use crate::sim::prng::Prng;
     use std::collections::BTreeMap;
 
@@ -576,5 +655,34 @@ mod tests {
         assert_eq!(m.get("a"), Some(&1));
         assert_eq!(m.remove("b"), Some(2));
         assert!(!m.contains_key("b"));
+    }
+
+    /// Lookups check the entry found last first: after inserts and removals shift it, split
+    /// its chunk or drop it, the hint points at another entry (or none) and must not answer
+    /// for the key asked. Keys asked again and again, and keys past the last, as the core asks.
+    #[test]
+    fn lookups_agree_with_btreemap_when_the_last_found_entry_moves() {
+        let mut rng = Prng::new(23);
+        let mut ours: SharedMap<BizKey, u64> = SharedMap::default();
+        let mut model = BTreeMap::new();
+        let mut asked = BizKey::from("K-0000");
+        for step in 0..30_000u64 {
+            let key = BizKey::from(format!("K-{:04}", rng.below(2_000)));
+            match rng.below(8) {
+                0..=2 => assert_eq!(ours.insert(key.clone(), step), model.insert(key.clone(), step)),
+                3..=4 => assert_eq!(ours.remove(&key), model.remove(&key)),
+                5 => asked = key,
+                _ => {}
+            }
+            assert_eq!(ours.get(&asked), model.get(&asked), "step {step}: {asked}");
+            if let (Some(v), Some(w)) = (ours.get_mut(&asked), model.get_mut(&asked)) {
+                (*v, *w) = (step, step);
+            }
+            let past_last = BizKey::from(format!("K-{:04}", 2_000 + rng.below(10)));
+            assert_eq!(ours.get(&past_last), None);
+            assert_eq!(ours.len(), model.len());
+        }
+        assert!(ours.iter().map(|(k, v)| (k.clone(), *v)).eq(model.into_iter()));
+        assert!(ours.chunk_count() > 1);
     }
 }
