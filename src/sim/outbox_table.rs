@@ -128,6 +128,11 @@ pub struct ScanResult {
 const ID_BITS: u32 = 28;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
 
+/// Which of the composite index's maps holds the entries of a shard and status.
+fn index_part(shard: u32, status: Status) -> usize {
+    shard as usize * Status::ALL.len() + status.index()
+}
+
 fn done_key(updated_at_ms: u64, id: u64) -> u64 {
     (updated_at_ms.min(u64::MAX >> ID_BITS) << ID_BITS) | (id & ID_MASK)
 }
@@ -159,8 +164,11 @@ pub struct ShardCounts {
 pub struct OutboxTable {
     rows: IdMap<OutboxRow>,
     by_biz_key: SharedMap<BizKey, u64>,
-    /// The composite index, per shard: (shard, status, next_retry_at_ms, id).
-    by_status_next_retry: SharedMap<IndexKey, ()>,
+    /// The composite index, (shard, status, next_retry_at_ms, id), as one map per (shard,
+    /// status) (`index_part`), in the index's order: one after another they hold its entries
+    /// in its order. Apart, a lookup among the few PENDING and SENT entries searches only
+    /// them, not a whole table's DONE ones after them.
+    by_status_next_retry: Vec<SharedMap<IndexKey, ()>>,
     /// DONE rows by when they became DONE, for the archive job, packed as
     /// `updated_at_ms << ID_BITS | id` (one u64 key instead of a pair: a smaller bundle).
     done_by_updated_at: SharedMap<u64, ()>,
@@ -242,17 +250,31 @@ impl OutboxTable {
             return self.rows.rank(&id);
         }
         let row = self.rows.get(&id)?;
-        self.by_status_next_retry.rank(&IndexKey::new(row.shard, row.status, row.next_retry_at_ms, row.id))
+        let part = index_part(row.shard, row.status);
+        let before: usize = self.by_status_next_retry.get(..part)?.iter().map(SharedMap::len).sum();
+        let key = IndexKey::new(row.shard, row.status, row.next_retry_at_ms, row.id);
+        Some(before + self.by_status_next_retry.get(part)?.rank(&key)?)
     }
 
     /// Up to `limit` rows from position `start`, in id order or in index order.
     pub fn page(&self, start: usize, limit: usize, index_order: bool) -> Vec<&OutboxRow> {
         if index_order {
-            self.by_status_next_retry
-                .iter_from(start)
-                .take(limit)
-                .filter_map(|(key, _)| self.rows.get(&key.id()))
-                .collect()
+            // From the part that holds position `start` (skipping whole parts before it) on.
+            let (mut page, mut skip) = (Vec::new(), start);
+            for part in &self.by_status_next_retry {
+                if skip >= part.len() {
+                    skip -= part.len();
+                    continue;
+                }
+                for (key, _) in part.iter_from(skip) {
+                    if page.len() >= limit {
+                        return page;
+                    }
+                    page.extend(self.rows.get(&key.id()));
+                }
+                skip = 0;
+            }
+            page
         } else {
             self.rows.iter_from(start).take(limit).map(|(_, row)| row).collect()
         }
@@ -290,8 +312,26 @@ impl OutboxTable {
         move_entry(&mut self.live_ids, id_if(old, live), id_if(new, live));
         let dead = |s| s == Status::Dead;
         move_entry(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
-        let index_key = |row: Option<Indexed>| row.map(|r| IndexKey::new(r.shard, r.status, r.next_retry_at_ms, r.id));
-        move_entry(&mut self.by_status_next_retry, index_key(old), index_key(new));
+        let index_key = |row: Option<Indexed>| {
+            row.map(|r| (index_part(r.shard, r.status), IndexKey::new(r.shard, r.status, r.next_retry_at_ms, r.id)))
+        };
+        let (old_key, new_key) = (index_key(old), index_key(new));
+        if old_key != new_key {
+            let parts = &mut self.by_status_next_retry;
+            if let Some((part, key)) = old_key {
+                if let Some(entries) = parts.get_mut(part) {
+                    entries.remove(&key);
+                }
+            }
+            if let Some((part, key)) = new_key {
+                // Whole shards at a time, as the shard counts grow.
+                let shard_end = (part / Status::ALL.len() + 1) * Status::ALL.len();
+                if parts.len() < shard_end {
+                    parts.resize_with(shard_end, SharedMap::default);
+                }
+                parts[part].insert(key, ());
+            }
+        }
         let done_key =
             |row: Option<Indexed>| row.filter(|r| r.status == Status::Done).map(|r| done_key(r.updated_at_ms, r.id));
         move_entry(&mut self.done_by_updated_at, done_key(old), done_key(new));
@@ -362,9 +402,9 @@ impl OutboxTable {
         let mut picked = Vec::new();
         let mut held = Vec::new();
         let mut rows_examined = 0;
-        let range =
-            IndexKey::new(shard, Status::Pending, 0, 0)..=IndexKey::new(shard, Status::Pending, u64::MAX, ID_MASK);
-        for (key, _) in self.by_status_next_retry.range(range) {
+        // The shard's PENDING entries: one part of the index, read in its order.
+        let pending = self.by_status_next_retry.get(index_part(shard, Status::Pending));
+        for (key, _) in pending.into_iter().flat_map(SharedMap::iter) {
             let (next_retry_at_ms, id) = (key.next_retry_at_ms(), key.id());
             if picked.len() as u64 >= batch {
                 break;
@@ -547,6 +587,18 @@ mod tests {
         assert!(counts.0 > 300 && counts.1 > 50 && counts.2 > 50 && counts.3 > 50, "{counts:?}");
         let ids = |rows: Vec<&OutboxRow>| rows.iter().map(|r| r.id).collect::<Vec<_>>();
         assert_eq!(ids(t.page(0, 1_000, true)), ids(rebuilt.page(0, 1_000, true)), "the composite index");
+        // The index's order, its parts (one per shard and status) one after another.
+        let mut in_index_order: Vec<&OutboxRow> = t.rows().collect();
+        in_index_order.sort_by_key(|r| (r.shard, r.status.index(), r.next_retry_at_ms, r.id));
+        let in_index_order = ids(in_index_order);
+        assert_eq!(ids(t.page(0, 1_000, true)), in_index_order);
+        for start in (0..in_index_order.len() + 2).step_by(13) {
+            let expected: Vec<u64> = in_index_order.iter().skip(start).take(7).copied().collect();
+            assert_eq!(ids(t.page(start, 7, true)), expected, "page from {start}");
+        }
+        for (n, &id) in in_index_order.iter().enumerate() {
+            assert_eq!(t.position(id, true), Some(n), "row {id}");
+        }
         assert_eq!(t.done_before(u64::MAX >> 40, 1_000), rebuilt.done_before(u64::MAX >> 40, 1_000));
         assert!(t.live_rows(1_000).eq(rebuilt.live_rows(1_000)));
         assert!(t.dead_rows(1_000).eq(rebuilt.dead_rows(1_000)));
