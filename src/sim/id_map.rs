@@ -346,7 +346,9 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         };
         let entries = Arc::make_mut(&mut self.chunks[chunk]);
         let (_, value) = entries.remove(i);
-        if entries.is_empty() {
+        // A map's last chunk stays, empty: a map that holds one entry at a time (the open
+        // transaction, a relay's batch) then allocates nothing per entry.
+        if entries.is_empty() && self.chunks.len() > 1 {
             self.chunks.remove(chunk);
         }
         self.len -= 1;
@@ -698,5 +700,30 @@ mod tests {
         }
         assert!(ours.iter().map(|(k, v)| (k.clone(), *v)).eq(model.into_iter()));
         assert!(ours.chunk_count() > 1);
+    }
+
+    /// A map that holds one entry at a time keeps its one chunk (no allocation per entry),
+    /// and reads and writes as an empty map while it is empty.
+    #[test]
+    fn a_map_emptied_again_and_again_keeps_its_chunk() {
+        let mut m: IdMap<u64> = SharedMap::default();
+        for id in 0..1_000u64 {
+            assert_eq!(m.insert(id, id * 2), None);
+            assert_eq!(m.get(&id), Some(&(id * 2)));
+            assert_eq!(m.remove(&id), Some(id * 2));
+            assert!(m.is_empty() && m.get(&id).is_none() && m.remove(&id).is_none());
+            assert_eq!((m.iter().count(), m.range(0..).count(), m.rank(&id), m.chunk_count()), (0, 0, None, 1));
+        }
+        for id in [7, 3, 5] {
+            m.insert(id, id);
+        }
+        assert!(m.keys().copied().eq([3, 5, 7]));
+        assert_eq!(
+            m,
+            [(3, 3), (5, 5), (7, 7)].into_iter().fold(IdMap::default(), |mut fresh, (k, v)| {
+                fresh.insert(k, v);
+                fresh
+            })
+        );
     }
 }
