@@ -2,8 +2,10 @@
 //! derived from the log, so the same log always gives the same numbers.
 
 use super::config::Config;
+use super::consumer::ConsumerState;
 use super::event::{AlertMetric, DeliveryCause, Event, EventKind};
 use super::id_map::IdMap;
+use super::order_service::OrderDb;
 use super::outbox_table::{Status, RETRY_BUCKETS};
 use super::world::World;
 use serde::Serialize;
@@ -67,16 +69,17 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// Counts one event, with the world as it is after the event (`World::apply` calls
-    /// this, so the counters at any step of a log are part of the state at that step).
+    /// Counts one event, with the world's database and consumer as they are after the event
+    /// (`World::apply` calls this, so the counters at any step of a log are part of the state
+    /// at that step; the counters are the world's too, so they are passed apart, in place).
     /// `first_publish`: no relay had published this message before.
-    pub fn observe(&mut self, world: &World, event: &Event, first_publish: bool) {
+    pub fn observe(&mut self, order_db: &OrderDb, consumer: &ConsumerState, event: &Event, first_publish: bool) {
         use EventKind::*;
         let c = self;
         match &event.kind {
             OrderCommitted { .. } => {
                 c.orders_committed += 1;
-                c.max_log_retained = c.max_log_retained.max(world.order_db.log.records.len() as u64);
+                c.max_log_retained = c.max_log_retained.max(order_db.log.records.len() as u64);
             }
             OrderOnlyCommitted { .. } => c.orders_committed += 1,
             TransactionRolledBack { .. } => c.orders_rolled_back += 1,
@@ -117,10 +120,10 @@ impl Counters {
             }
             EffectApplied { biz_key, .. } => {
                 c.effects_applied += 1;
-                if world.order_db.order_by_key(biz_key).is_none() {
+                if order_db.order_by_key(biz_key).is_none() {
                     c.ghost_effects += 1;
                 }
-                let count = world.consumer.effects.get(biz_key).map(|e| e.count);
+                let count = consumer.effects.get(biz_key).map(|e| e.count);
                 if count != Some(1) {
                     c.duplicate_effects += 1;
                 }

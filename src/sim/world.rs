@@ -123,9 +123,7 @@ impl World {
             EventKind::MessagePublished { msg_id, .. } => self.published.insert(*msg_id),
             _ => true,
         };
-        let mut counters = std::mem::take(&mut self.counters);
-        counters.observe(self, event, first_publish);
-        self.counters = counters;
+        self.counters.observe(&self.order_db, &self.consumer, event, first_publish);
     }
 
     /// The state after the given events, from an empty world.
