@@ -166,16 +166,21 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         if !LOOKUP_SHORTCUTS {
             return self.search(key);
         }
+        // The entry found last, then the one after it (a walk in key order, as the settled
+        // run's check of every order).
         let (last_chunk, last_at) = self.last_found.get();
         if let Some(entries) = self.chunks.get(last_chunk) {
-            if entries.get(last_at).is_some_and(|(k, _)| k.borrow() == key) {
-                return Some((last_chunk, Ok(last_at)));
+            for at in [last_at, last_at + 1] {
+                if entries.get(at).is_some_and(|(k, _)| k.borrow() == key) {
+                    self.last_found.set(last_chunk, at);
+                    return Some((last_chunk, Ok(at)));
+                }
             }
-            // The one after it (a walk in key order, as the settled run's check of every order).
-            if entries.get(last_at + 1).is_some_and(|(k, _)| k.borrow() == key) {
-                self.last_found.set(last_chunk, last_at + 1);
-                return Some((last_chunk, Ok(last_at + 1)));
-            }
+        }
+        // Past the last key (a new key checked for uniqueness before it is inserted): the end.
+        let last = self.chunks.last()?;
+        if last.last().is_some_and(|(k, _)| k.borrow() < key) {
+            return Some((self.chunks.len() - 1, Err(last.len())));
         }
         let found = self.search(key);
         if let Some((chunk, Ok(at))) = found {
@@ -184,7 +189,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         found
     }
 
-    /// [`Self::locate`] without the hint. None only for an empty map.
+    /// [`Self::locate`] without the shortcuts: the search itself. None only for an empty map.
     fn search<Q>(&self, key: &Q) -> Option<(usize, Result<usize, usize>)>
     where
         K: Borrow<Q>,
@@ -203,13 +208,6 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         let holds = |c: &Chunk<K, V>| {
             c.first().is_some_and(|(k, _)| k.borrow() <= key) && c.last().is_some_and(|(k, _)| key <= k.borrow())
         };
-        // Past the last key (a new key checked for uniqueness before it is inserted): the end.
-        if LOOKUP_SHORTCUTS {
-            let last = &self.chunks[n - 1];
-            if below(last) {
-                return Some((n - 1, Err(last.len())));
-            }
-        }
         let guess = self.chunks[0].first().and_then(|(first, _)| key.offset_from(first.borrow()));
         let guess = guess.map(|offset| (offset / CHUNK_MAX).min(n - 1)).filter(|&c| holds(&self.chunks[c]));
         let chunk = if let Some(c) = guess {

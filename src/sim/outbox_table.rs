@@ -317,24 +317,27 @@ impl OutboxTable {
         };
         let (old_key, new_key) = (index_key(old), index_key(new));
         if old_key != new_key {
-            let parts = &mut self.by_status_next_retry;
             if let Some((part, key)) = old_key {
-                if let Some(entries) = parts.get_mut(part) {
-                    entries.remove(&key);
-                }
+                self.index_part_mut(part).remove(&key);
             }
             if let Some((part, key)) = new_key {
-                // Whole shards at a time, as the shard counts grow.
-                let shard_end = (part / Status::ALL.len() + 1) * Status::ALL.len();
-                if parts.len() < shard_end {
-                    parts.resize_with(shard_end, SharedMap::default);
-                }
-                parts[part].insert(key, ());
+                self.index_part_mut(part).insert(key, ());
             }
         }
         let done_key =
             |row: Option<Indexed>| row.filter(|r| r.status == Status::Done).map(|r| done_key(r.updated_at_ms, r.id));
         move_entry(&mut self.done_by_updated_at, done_key(old), done_key(new));
+    }
+
+    /// One part of the composite index (`index_part`), made if it is new: whole shards at a
+    /// time, as the shard counts grow.
+    fn index_part_mut(&mut self, part: usize) -> &mut SharedMap<IndexKey, ()> {
+        let parts = &mut self.by_status_next_retry;
+        let shard_end = (part / Status::ALL.len() + 1) * Status::ALL.len();
+        if parts.len() < shard_end {
+            parts.resize_with(shard_end, SharedMap::default);
+        }
+        &mut parts[part]
     }
 
     /// Adds (`true`) or takes away (`false`) a row from the counts.
