@@ -116,10 +116,10 @@ impl Player {
                     self.sim.inject(command).map_err(|e| e.to_string())?;
                 }
                 Some(_) => {
-                    self.sim.step();
+                    self.sim.step_on();
                 }
                 None => {
-                    if !self.sim.step() {
+                    if !self.sim.step_on() {
                         self.finished = true;
                     }
                 }

@@ -270,6 +270,47 @@ impl ActionHeap {
         true
     }
 
+    /// Retries found waiting at `epoch`, put back one after another as `retry_top` puts back
+    /// one that still waits (`latency_ms` later, with the next insertion number from
+    /// `next_seq`), while the FIFO's front comes before the heap's top and before `limit`
+    /// (a (time, insertion) from outside: the ack FIFO's front), at most `max` of them, and
+    /// `may_run` lets the front run.
+    /// Stops at a retry that would land out of the FIFO's order (it goes to the heap, one
+    /// step at a time). Returns how many it put back.
+    fn retry_waiting(
+        &mut self,
+        epoch: u64,
+        latency_ms: u64,
+        limit: (u64, u64),
+        next_seq: &mut u64,
+        max: u64,
+        mut may_run: impl FnMut(&Scheduled) -> bool,
+    ) -> u64 {
+        // All of them were found waiting at `epoch` (then so was the front), and every one
+        // put back is found waiting at it again: this holds through the loop.
+        if self.back_epoch != epoch || self.at_back_epoch != self.retries.len() {
+            return 0;
+        }
+        // The heap is not touched here, so its top stays what the front must come before.
+        let limit = self.heap.peek().map_or(limit, |top| limit.min((top.at_ms, top.seq)));
+        let mut done = 0;
+        // Bounded by `max`.
+        while done < max {
+            let (Some(front), Some(back)) = (self.retries.front(), self.retries.back()) else { break };
+            let at_ms = front.at_ms.saturating_add(latency_ms);
+            if (front.at_ms, front.seq) >= limit || back.at_ms > at_ms || !may_run(front) {
+                break;
+            }
+            let Some(mut s) = self.retries.pop_front() else { break };
+            s.at_ms = at_ms;
+            s.seq = *next_seq;
+            *next_seq += 1;
+            self.retries.push_back(s);
+            done += 1;
+        }
+        done
+    }
+
     fn iter(&self) -> impl Iterator<Item = &Scheduled> {
         self.heap.iter().chain(&self.retries)
     }
@@ -373,6 +414,14 @@ impl Agenda {
         }
         self.next_seq += 1;
         true
+    }
+
+    /// Puts back, one after another, retried confirmations found waiting at release epoch
+    /// `epoch` that come next, as that many `retry_next` calls would that hear they still
+    /// wait and get `latency_ms` later: see [`ActionHeap::retry_waiting`]. Returns how many.
+    fn retry_waiting(&mut self, epoch: u64, latency_ms: u64, max: u64, may_run: impl FnMut(&Scheduled) -> bool) -> u64 {
+        let limit = self.ack_timeouts.front().map_or((u64::MAX, u64::MAX), |s| (s.at_ms, s.seq));
+        self.heap.retry_waiting(epoch, latency_ms, limit, &mut self.next_seq, max, may_run)
     }
 
     /// Every pending action, in no particular order.
@@ -1064,6 +1113,59 @@ impl Simulation {
         Ok(true)
     }
 
+    /// [`Simulation::step`], after first running every step that comes next and would only
+    /// put back a confirmation still waiting for a relay's row lock (found waiting, and no
+    /// lock released nor row removed since: `OrderDb::release_epoch`). Those steps change
+    /// nothing but the agenda, and there are about eighteen per order in a long run: here
+    /// they go one after another in a tight loop, without the step's look at the inputs, the
+    /// clock and the agenda each time. The run is exactly as many `step` calls would make
+    /// it (tested: the same log, agenda, clock and step count). For loops that play a run
+    /// on, not for a path, whose every step is a choice.
+    pub fn step_on(&mut self) -> bool {
+        self.retry_waiting_confirmations();
+        self.step()
+    }
+
+    /// The waiting retries of [`Simulation::step_on`]. It stops before anything else a step
+    /// would do first or instead: an input due (it goes first at the same time), a metrics
+    /// sample due, settling, the time and step caps, and a retry that must look its row up.
+    fn retry_waiting_confirmations(&mut self) {
+        if self.phase.is_finished() {
+            return;
+        }
+        // As `count_step`: a step at the event cap finishes the run; a step past the step cap too.
+        let max_events = self.config.max_events.min(self.initial_config.max_events);
+        if self.recorder.next_seq >= max_events {
+            return;
+        }
+        let steps_left = max_events.saturating_mul(8).saturating_sub(self.steps);
+        let inputs_at = [self.script.get(self.script_cursor).map(|s| s.at_ms), self.generator.next_at()];
+        let before_ms = inputs_at.into_iter().flatten().min().unwrap_or(u64::MAX);
+        // As `step_picking`: with the inputs used up, a run settles when nothing is due by then.
+        let settle_at = (self.phase == Phase::Running && self.inputs_exhausted()).then(|| self.settle_at_ms());
+        // A retry is not background work, so a run that holds one is never quiet.
+        debug_assert!(self.agenda.non_periodic > 0 || self.agenda.heap.retries.is_empty());
+        let (world, config, metrics) = (&self.world, &self.config, &self.recorder.metrics);
+        let latency_ms = config.publish_latency_ms.max(1);
+        let mut now_ms = self.now_ms;
+        let may_run = |s: &Scheduled| {
+            let runs = s.at_ms < before_ms
+                && s.at_ms <= config.max_sim_time_ms
+                && !metrics.sample_due(s.at_ms)
+                && settle_at.is_none_or(|settle_at| s.at_ms <= settle_at.max(now_ms));
+            if runs {
+                now_ms = now_ms.max(s.at_ms);
+                // What the step would ask, and (debug builds) that the row is still locked.
+                debug_assert!(matches!(s.action, Action::Confirm { msg_id }
+                    if order_service::confirm_retry_at(world, config, now_ms, msg_id, true) == Some(now_ms + latency_ms)));
+            }
+            runs
+        };
+        let epoch = world.order_db.release_epoch;
+        self.steps += self.agenda.retry_waiting(epoch, latency_ms, steps_left, may_run);
+        self.now_ms = now_ms;
+    }
+
     /// A next action that is a confirmation which would find its row still locked goes
     /// straight back (what running it would do, without the pop and the push, in the same
     /// order: tested).
@@ -1237,13 +1339,13 @@ impl Simulation {
 
     /// Steps until the run is finished (bounded by `max_events` and `max_sim_time_ms`).
     pub fn run_to_end(&mut self) {
-        while self.step() {}
+        while self.step_on() {}
     }
 
     /// Steps until the log holds at least `count` events or the run is finished. A step
     /// can emit several events, so the log may end up a little longer than `count`.
     pub fn run_until_events(&mut self, count: u64) {
-        while self.recorder.next_seq < count && self.step() {}
+        while self.recorder.next_seq < count && self.step_on() {}
     }
 
     /// Does `command` now, at the current simulated time, between two steps: how a person
@@ -1716,5 +1818,247 @@ mod agenda_tests {
         assert!(retried > 1_000, "retried {retried}");
         assert!(to_fifo > 500 && to_heap > 500, "to the FIFO {to_fifo}, to the heap {to_heap}");
         assert!(still_waiting > 50, "heard it still waits {still_waiting} times");
+    }
+}
+
+#[cfg(test)]
+mod step_on_tests {
+    use super::*;
+    use crate::sim::scenario::{self, Command, ScriptStep};
+
+    /// Everything a later step depends on, with the agenda's insertion numbers: a run
+    /// that took the same steps in the same order has the same of each.
+    fn state(sim: &Simulation) -> (u64, u64, u64, Phase, Vec<(u64, u64, Action)>, u64) {
+        let mut agenda: Vec<_> = sim.agenda.iter().map(|s| (s.at_ms, s.seq, s.action.clone())).collect();
+        agenda.sort_unstable_by_key(|(at, seq, _)| (*at, *seq));
+        (sim.steps, sim.now_ms, sim.agenda.next_seq, sim.phase, agenda, sim.recorder.next_seq)
+    }
+
+    /// Steps `one` with `step` and `on` with `step_on` side by side to the end: one
+    /// `step_on`, then `step` until as many steps are taken, and the two must agree on the
+    /// log, clock, agenda (insertion numbers included), phase and step count after each.
+    /// Returns how many retries `step_on` ran before its step.
+    fn lockstep(mut one: Simulation, mut on: Simulation, what: &str) -> u64 {
+        let (mut calls, mut batched) = (0u64, 0);
+        loop {
+            let steps_before = on.steps;
+            let on_goes = on.step_on();
+            let mut one_goes = true;
+            while one.steps < on.steps && one_goes {
+                one_goes = one.step();
+            }
+            if !on_goes && one_goes {
+                one_goes = one.step();
+            }
+            batched += (on.steps - steps_before).saturating_sub(1);
+            assert_eq!(on_goes, one_goes, "{what}, call {calls}");
+            assert_eq!(state(&on), state(&one), "{what}, call {calls}");
+            assert_eq!(on.events().last(), one.events().last(), "{what}, call {calls}");
+            calls += 1;
+            if !on_goes {
+                break;
+            }
+            assert!(calls < 10_000_000, "{what}: unbounded");
+        }
+        assert_eq!(on.events(), one.events(), "{what}");
+        batched
+    }
+
+    /// A run of the bench's shape (publishes and retries 10 ms apart, every order in before
+    /// the first scan, confirmations at changing offsets) stepped to a point where `step_on` would put back several waiting
+    /// retries: the FIFO's front is the next thing due, and nothing else is due for 3 ms,
+    /// while the FIFO holds retries due in each of them.
+    fn waiting(seed: u64) -> Simulation {
+        let config = Config {
+            order_interval_ms: 1,
+            orders: 120,
+            scan_interval_ms: 1_000,
+            batch_size: 200,
+            publish_latency_ms: 10,
+            confirm_latency_ms: 0,
+            settle_after_ms: 0,
+            ..Config::default()
+        };
+        // Confirmations a few ms after a publish, at a new offset every 50 ms: retries due
+        // in several milliseconds between two publishes.
+        let script = (0..12)
+            .map(|i| ScriptStep {
+                at_ms: 1_000 + 50 * i,
+                command: Command::Set { key: "confirm_latency_ms".into(), value: (2 + i % 6).to_string() },
+            })
+            .collect();
+        let scenario = Scenario {
+            id: "unit".into(),
+            title_en: String::new(),
+            title_zh: String::new(),
+            config: config.clone(),
+            script,
+        };
+        let mut sim = Simulation::new(&scenario, config, seed).unwrap();
+        for _ in 0..100_000 {
+            let h = &sim.agenda.heap;
+            let at_epoch = h.back_epoch == sim.world.order_db.release_epoch && h.at_back_epoch == h.retries.len();
+            let front_next = h.retries_first() && !sim.agenda.fifo_first();
+            let (front, back) = (h.retries.front().map_or(0, |s| s.at_ms), h.retries.back().map_or(0, |s| s.at_ms));
+            // Nothing else due for three milliseconds: retries at three times come first.
+            let others_at = [h.heap.peek(), sim.agenda.ack_timeouts.front()].into_iter().flatten().map(|s| s.at_ms);
+            let others_later = others_at.chain(sim.generator.next_at()).all(|at| at >= front + 3);
+            if h.retries.len() >= 6 && at_epoch && front_next && others_later && back >= front + 2 {
+                return sim;
+            }
+            assert!(sim.step(), "the run ended before its retries waited");
+        }
+        panic!("no waiting retries within 100,000 steps");
+    }
+
+    /// Each thing that must stop a batch of retries, put just before the FIFO's front (or
+    /// among its retries) in a run that has several waiting: the two ways of stepping
+    /// still agree, and without the change the same run puts back a batch.
+    #[test]
+    fn what_stops_a_batch_of_retries() {
+        let front_at = |sim: &Simulation| sim.agenda.heap.retries.front().map_or(0, |s| s.at_ms);
+        type Change = fn(&mut Simulation, u64);
+        let changes: [(&str, Change); 8] = [
+            ("none", |_, _| {}),
+            ("the time cap before the front", |sim, front| sim.config.max_sim_time_ms = front - 1),
+            ("the time cap among the retries", |sim, front| sim.config.max_sim_time_ms = front + 1),
+            ("the event cap reached", |sim, _| {
+                sim.config.max_events = sim.recorder.next_seq;
+                sim.initial_config.max_events = sim.recorder.next_seq;
+            }),
+            ("one step left", |sim, _| sim.steps = sim.config.max_events * 8 - 1),
+            ("an order due with the front", |sim, front| sim.generator.next_at_ms = front),
+            ("a sample due among the retries, and an alert", |sim, front| {
+                // An effect's window in the interval that sample closes, above the threshold.
+                sim.config.alert_window_p99_ms = 1;
+                sim.recorder.metrics = Metrics::new(front + 1, sim.config.shards);
+                let effect = sim.events().iter().rev().find(|e| matches!(e.kind, EventKind::EffectApplied { .. }));
+                let effect = effect.expect("an effect before the retries").clone();
+                sim.recorder.metrics.observe(&sim.world, &effect);
+            }),
+            ("settling due before the front", |sim, front| {
+                sim.generator.remaining = 0;
+                sim.last_input_at_ms = front - 1;
+                sim.config.settle_after_ms = 0;
+            }),
+        ];
+        for seed in [1, 2, 3] {
+            for (what, change) in changes {
+                let mut sim = waiting(seed);
+                let front = front_at(&sim);
+                change(&mut sim, front);
+                let unchanged = waiting(seed);
+                let events_before = sim.events().len();
+                let (batched, raised_alert) = {
+                    let mut after = sim.clone();
+                    after.run_to_end();
+                    let raised =
+                        after.events()[events_before..].iter().any(|e| matches!(e.kind, EventKind::AlertRaised { .. }));
+                    (lockstep(sim.clone(), sim, &format!("seed {seed}: {what}")), raised)
+                };
+                let batched_unchanged = lockstep(unchanged.clone(), unchanged, what);
+                assert!(batched_unchanged > 0, "seed {seed}: no batch to stop");
+                if what == "none" {
+                    assert!(batched > 0, "seed {seed}");
+                }
+                if what.ends_with("an alert") {
+                    assert!(raised_alert, "seed {seed}: no alert at the sample");
+                }
+            }
+        }
+    }
+
+    /// The latency shortened while retries wait: the next one put back would land before
+    /// the FIFO's back, so it goes to the heap (one step at a time), not to the FIFO.
+    #[test]
+    fn a_retry_out_of_the_fifos_order_is_not_batched() {
+        for seed in [1, 2, 3] {
+            let mut sim = waiting(seed);
+            sim.config.publish_latency_ms = 1;
+            lockstep(sim.clone(), sim, &format!("seed {seed}"));
+        }
+    }
+
+    /// `step_on` runs the waiting retries that `step` would run one at a time: stepped side
+    /// by side (one `step_on`, then `step` until as many steps are taken), both runs have
+    /// the same log, clock, agenda (insertion numbers included), phase and step count after
+    /// every call, to the end. The runs hit what stops a batch of retries: relays' batches
+    /// holding rows for long (many retries), inputs at the same millisecond, metrics samples
+    /// every few ms, settling, the event and step caps and the time cap mid-wait, and the
+    /// latency changed mid-run (a retry out of the FIFO's order).
+    #[test]
+    fn step_on_takes_the_steps_step_takes() {
+        let bench = Config {
+            order_interval_ms: 10,
+            scan_interval_ms: 1_000,
+            batch_size: 200,
+            publish_latency_ms: 1,
+            settle_after_ms: 0,
+            orders: 300,
+            ..Config::default()
+        };
+        let mut cases: Vec<(Scenario, Config)> = Vec::new();
+        let plain = |config: &Config, script: Vec<ScriptStep>| Scenario {
+            id: "unit".into(),
+            title_en: String::new(),
+            title_zh: String::new(),
+            config: config.clone(),
+            script,
+        };
+        cases.push((plain(&bench, vec![]), bench.clone()));
+        // Samples every few ms, and alerts raised and cleared at sample times.
+        let alerts =
+            Config { metrics_interval_ms: 3, alert_window_p99_ms: 300, alert_backlog_rows: 20, ..bench.clone() };
+        cases.push((plain(&bench, vec![]), alerts));
+        // Random settings around the bench's: latencies that put retries first in their
+        // millisecond or behind a publish, caps that fall mid-wait (events, steps: ten steps an
+        // event when every order waits through one long batch, time), runs that settle soon
+        // after their last order, samples and alerts every few ms.
+        let mut rng = Prng::new(3);
+        for _ in 0..60 {
+            let mut config = Config {
+                orders: 20 + rng.below(100),
+                order_interval_ms: 1 + rng.below(12),
+                scan_interval_ms: 50 + rng.below(1_000),
+                batch_size: 20 + rng.below(200),
+                publish_latency_ms: rng.below(5),
+                confirm_latency_ms: rng.below(25),
+                settle_after_ms: rng.below(40),
+                relays: 1 + rng.below(2),
+                ..bench.clone()
+            };
+            match rng.below(5) {
+                0 => config.max_events = 200 + rng.below(1_500),
+                1 => config.max_sim_time_ms = 100 + rng.below(2_000),
+                2 => {
+                    config.metrics_interval_ms = 1 + rng.below(7);
+                    config.alert_window_p99_ms = 50 + rng.below(500);
+                    config.alert_backlog_rows = rng.below(40);
+                }
+                _ => {}
+            }
+            cases.push((plain(&config, vec![]), config));
+        }
+        let set = |at_ms, key: &str, value: &str| ScriptStep {
+            at_ms,
+            command: Command::Set { key: key.into(), value: value.into() },
+        };
+        let script = vec![set(1_050, "publish_latency_ms", "5"), set(2_030, "publish_latency_ms", "1")];
+        cases.push((plain(&bench, script), bench.clone()));
+        for id in scenario::IDS {
+            let scenario = scenario::find(id).unwrap();
+            let mut config = scenario.config.clone();
+            config.preload_rows = config.preload_rows.min(300);
+            cases.push((scenario, config));
+        }
+        let mut batched = 0;
+        for (case, (scenario, config)) in cases.iter().enumerate() {
+            for seed in [1, 7] {
+                let one = Simulation::new(scenario, config.clone(), seed).unwrap();
+                let on = one.clone();
+                batched += lockstep(one, on, &format!("case {case} ({}), seed {seed}", scenario.id));
+            }
+        }
+        assert!(batched > 10_000, "only {batched} retries ran in a batch");
     }
 }
