@@ -116,10 +116,10 @@ impl Player {
                     self.sim.inject(command).map_err(|e| e.to_string())?;
                 }
                 Some(_) => {
-                    self.sim.step_on();
+                    self.sim.step();
                 }
                 None => {
-                    if !self.sim.step_on() {
+                    if !self.sim.step() {
                         self.finished = true;
                     }
                 }

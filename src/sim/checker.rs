@@ -92,9 +92,14 @@ impl Checker {
     }
 
     fn report(&mut self, event: &Event, kind: ViolationKind, detail: String) {
+        self.report_at(event.seq, event.at_ms, kind, detail);
+    }
+
+    /// A violation found after event `seq` at `at_ms`.
+    fn report_at(&mut self, seq: u64, at_ms: u64, kind: ViolationKind, detail: String) {
         self.total += 1;
         if self.violations.len() < MAX_KEPT_VIOLATIONS {
-            self.violations.push(Violation { seq: event.seq, at_ms: event.at_ms, kind, detail });
+            self.violations.push(Violation { seq, at_ms, kind, detail });
         }
     }
 
@@ -315,10 +320,11 @@ impl Checker {
 
     /// After the settle phase: every committed order has exactly one effect or a DEAD
     /// message. Returns how many orders are lost (no effect and not DEAD).
-    pub fn check_settled(&mut self, world: &World, last: &Event) -> u64 {
+    pub fn check_settled(&mut self, world: &World, last_seq: u64, last_at_ms: u64) -> u64 {
         let lost = lost_orders(world);
         for biz_key in lost.iter().take(MAX_KEPT_VIOLATIONS) {
-            self.report(last, ViolationKind::LostOrder, format!("{biz_key} has no effect and is not DEAD"));
+            let detail = format!("{biz_key} has no effect and is not DEAD");
+            self.report_at(last_seq, last_at_ms, ViolationKind::LostOrder, detail);
         }
         // Only the kept ones were reported above; count the rest.
         self.total += lost.len().saturating_sub(MAX_KEPT_VIOLATIONS) as u64;
