@@ -1831,10 +1831,21 @@ mod step_on_tests {
 
     /// Everything a later step depends on, with the agenda's insertion numbers: a run
     /// that took the same steps in the same order has the same of each.
-    fn state(sim: &Simulation) -> (u64, u64, u64, Phase, Vec<(u64, u64, Action)>, u64) {
+    #[derive(Debug, PartialEq)]
+    struct State {
+        steps: u64,
+        now_ms: u64,
+        next_seq: u64,
+        phase: Phase,
+        agenda: Vec<(u64, u64, Action)>,
+        events: u64,
+    }
+
+    fn state(sim: &Simulation) -> State {
         let mut agenda: Vec<_> = sim.agenda.iter().map(|s| (s.at_ms, s.seq, s.action.clone())).collect();
         agenda.sort_unstable_by_key(|(at, seq, _)| (*at, *seq));
-        (sim.steps, sim.now_ms, sim.agenda.next_seq, sim.phase, agenda, sim.recorder.next_seq)
+        let (steps, now_ms, next_seq, phase) = (sim.steps, sim.now_ms, sim.agenda.next_seq, sim.phase);
+        State { steps, now_ms, next_seq, phase, agenda, events: sim.recorder.next_seq }
     }
 
     /// Steps `one` with `step` and `on` with `step_on` side by side to the end: one
