@@ -46,23 +46,6 @@ pub struct OrderRequest {
 
 /// A message the order service sent to the MQ itself (wrong-turn modes), or the
 /// reconciler sent for it: the producer's send log.
-/// The columns of a message row a relay's UPDATE changes: what its transaction holds until
-/// it commits (a quarter of the row, and nothing to copy but numbers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowUpdate {
-    pub status: Status,
-    pub retry_count: u64,
-    pub next_retry_at_ms: u64,
-    pub updated_at_ms: u64,
-}
-
-impl RowUpdate {
-    fn of(row: &OutboxRow) -> RowUpdate {
-        let OutboxRow { status, retry_count, next_retry_at_ms, updated_at_ms, .. } = *row;
-        RowUpdate { status, retry_count, next_retry_at_ms, updated_at_ms }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SentMessage {
     pub msg_id: u64,
@@ -86,11 +69,10 @@ pub struct OrderDb {
     /// waiting while this stays the same still waits (its retries need not look again).
     pub release_epoch: u64,
     /// Status updates a relay made to rows it holds locked (lock=for_update / skip_locked),
-    /// not committed yet: msg_id -> the columns as that relay's transaction sees them (the
-    /// others a relay never changes). Everyone else sees the committed row until the relay's
-    /// COMMIT (RelayBatchFinished) makes them visible; a crash (RelayCrashed) rolls them
-    /// back, as PostgreSQL would.
-    pub uncommitted: IdMap<RowUpdate>,
+    /// not committed yet: msg_id -> the row as that relay's transaction sees it. Everyone
+    /// else sees the committed row until the relay's COMMIT (RelayBatchFinished) makes them
+    /// visible; a crash (RelayCrashed) rolls them back, as PostgreSQL would.
+    pub uncommitted: IdMap<OutboxRow>,
     /// Wrong-turn modes: what the service published directly, by biz_key: the message id
     /// and when (two maps of one type, to keep the bundle small).
     sent_msg_id: SharedMap<BizKey, u64>,
@@ -164,8 +146,7 @@ impl OrderDb {
         retry: Option<(u64, u64)>,
     ) {
         let locked = self.row_locks.get(&msg_id) == Some(&(relay_id as u64));
-        let held = self.uncommitted.get(&msg_id).copied();
-        let Some(mut row) = held.or_else(|| self.outbox.get(msg_id).map(RowUpdate::of)) else {
+        let Some(mut row) = self.uncommitted.get(&msg_id).or_else(|| self.outbox.get(msg_id)).cloned() else {
             return;
         };
         row.status = status.unwrap_or(row.status);
