@@ -86,7 +86,7 @@ fn random_failures_and_parallel_relays_break_order_and_per_key_holds_it_on_every
             // Held steps still go, in order: every applied step's earlier step applied first.
             let order = applied(&sim);
             for (i, key) in order.iter().enumerate() {
-                if let Some(earlier) = order_steps::previous(key) {
+                if let Some(earlier) = order_steps::previous(key.as_bytes()) {
                     assert!(
                         order[..i].iter().any(|k| k.as_str() == earlier.as_str()),
                         "{lock}, seed {seed}: {key} before {earlier} in {order:?}"

@@ -86,6 +86,17 @@ impl BizKey {
     }
 }
 
+impl BizKey {
+    /// The key's bytes, without reading them as text (no UTF-8 check).
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            #[cfg(target_pointer_width = "64")]
+            Repr::Inline { text, len } => &text[..*len as usize],
+            Repr::Shared(text) => text.as_bytes(),
+        }
+    }
+}
+
 impl From<&str> for BizKey {
     #[cfg(target_pointer_width = "64")]
     fn from(text: &str) -> BizKey {

@@ -300,7 +300,7 @@ impl Checker {
                     self.report(event, ViolationKind::EffectWithoutOrder, detail);
                 }
                 // O(1): only a later step looks up the one before it.
-                if let Some(earlier) = super::order_steps::previous(biz_key) {
+                if let Some(earlier) = super::order_steps::previous(biz_key.as_bytes()) {
                     if db.order_id_of(&earlier).is_some() && !world.consumer.effects.contains_key(&earlier) {
                         let detail = format!("{biz_key} took effect before {earlier}, the step before it");
                         self.report(event, ViolationKind::OutOfOrderEffect, detail);

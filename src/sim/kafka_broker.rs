@@ -46,7 +46,7 @@ pub struct KafkaState {
 /// The partition of a key: the order key's stable hash (an order's steps share a partition,
 /// so they are read in the order they were published).
 pub fn partition_of(biz_key: &BizKey, partitions: usize) -> u32 {
-    super::outbox_table::shard_of(biz_key, partitions as u64)
+    super::outbox_table::shard_of(biz_key.as_bytes(), partitions as u64)
 }
 
 impl KafkaState {

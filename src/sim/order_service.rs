@@ -272,7 +272,7 @@ impl OrderDb {
                     self.next_msg_id += 1;
                     let _ = self.outbox.insert(OutboxRow {
                         id: msg_id,
-                        shard: shard_of(&biz_key, *shards),
+                        shard: shard_of(biz_key.as_bytes(), *shards),
                         payload: Payload::order_created(&biz_key, 1_000),
                         biz_key,
                         status: Status::Done,
@@ -438,7 +438,7 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
                 return rollback(ctx, RollbackCause::DuplicateBizKey);
             }
             let msg_id = ctx.world.order_db.next_msg_id;
-            let shard = shard_of(&key, ctx.config.shards);
+            let shard = shard_of(key.as_bytes(), ctx.config.shards);
             ctx.emit(EventKind::MessageInserted { tx_id, msg_id, biz_key: key.clone(), payload, shard });
             let message_deleted =
                 mode == Mode::Outbox && ctx.config.relay == RelayKind::Cdc && ctx.config.delete_after_insert;

@@ -612,7 +612,7 @@ fn hot_key(n: u64, shards: u64) -> String {
     let tries = 64 * shards.max(1);
     (0..tries)
         .map(|salt| format!("HOT-{n:07}-{salt}"))
-        .find(|key| shard_of(key, shards) == 0)
+        .find(|key| shard_of(key.as_bytes(), shards) == 0)
         .unwrap_or_else(|| format!("HOT-{n:07}"))
 }
 

@@ -839,7 +839,7 @@ fn preload(out: &mut Vec<Stmt>, rows: u64, shards: u64, db: &OrderDb) {
     if shards > 1 {
         shard = String::from("('{");
         for n in 0..rows {
-            shard.push_str(&shard_of(&format!("OLD-{n:07}"), shards).to_string());
+            shard.push_str(&shard_of(format!("OLD-{n:07}").as_bytes(), shards).to_string());
             shard.push(',');
         }
         shard.pop();
