@@ -150,6 +150,18 @@ fn move_entry<K: Ord + Clone + SeekHint>(index: &mut SharedMap<K, ()>, old: Opti
     }
 }
 
+/// [`move_entry`] for a set of ids.
+fn move_id(ids: &mut IdMap<()>, old: Option<u64>, new: Option<u64>) {
+    if old != new {
+        if let Some(id) = old {
+            ids.remove(&id);
+        }
+        if let Some(id) = new {
+            ids.insert(id, ());
+        }
+    }
+}
+
 /// Retry counts above this share the last bucket of the histogram.
 pub const RETRY_BUCKETS: usize = 8;
 
@@ -173,9 +185,9 @@ pub struct OutboxTable {
     /// `updated_at_ms << ID_BITS | id` (one u64 key instead of a pair: a smaller bundle).
     done_by_updated_at: SharedMap<u64, ()>,
     /// Ids of the PENDING and SENT rows (what the rack shows first), in id order.
-    live_ids: SharedMap<u64, ()>,
+    live_ids: IdMap<()>,
     /// Ids of the DEAD rows (the dead-letter tray), in id order.
-    dead_ids: SharedMap<u64, ()>,
+    dead_ids: IdMap<()>,
     count_by_status: [u64; 4],
     shard_counts: Vec<ShardCounts>,
     /// PENDING rows by retry count (the last bucket holds the rest).
@@ -310,9 +322,9 @@ impl OutboxTable {
         let id = old.or(new).map_or(0, |row| row.id);
         let id_if = |row: Option<Indexed>, member: fn(Status) -> bool| row.filter(|r| member(r.status)).map(|_| id);
         let live = |s| matches!(s, Status::Pending | Status::Sent);
-        move_entry(&mut self.live_ids, id_if(old, live), id_if(new, live));
+        move_id(&mut self.live_ids, id_if(old, live), id_if(new, live));
         let dead = |s| s == Status::Dead;
-        move_entry(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
+        move_id(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
         let index_key = |row: Option<Indexed>| {
             row.map(|r| (index_part(r.shard, r.status), IndexKey::new(r.shard, r.status, r.next_retry_at_ms, r.id)))
         };
