@@ -214,8 +214,10 @@ impl<V: Clone> IdMap<V> {
             }
         };
         let page = Arc::make_mut(&mut self.pages[at]);
+        // Ids in order append (the usual case); a later one leaves empty slots before it.
         if page.slots.len() <= slot {
-            page.slots.resize_with(slot + 1, || None);
+            page.slots.resize_with(slot, || None);
+            page.slots.push(None);
         }
         let replaced = page.slots[slot].replace((id, value)).map(|(_, value)| value);
         if replaced.is_none() {
