@@ -214,10 +214,8 @@ impl<V: Clone> IdMap<V> {
             }
         };
         let page = Arc::make_mut(&mut self.pages[at]);
-        // Ids in order append (the usual case); a later one leaves empty slots before it.
         if page.slots.len() <= slot {
-            page.slots.resize_with(slot, || None);
-            page.slots.push(None);
+            page.slots.resize_with(slot + 1, || None);
         }
         let replaced = page.slots[slot].replace((id, value)).map(|(_, value)| value);
         if replaced.is_none() {
