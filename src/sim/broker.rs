@@ -34,7 +34,9 @@ pub struct BrokerState {
     pub next_offset: u64,
     pub next_delivery_id: u64,
     /// Published and not yet acked, by queue offset.
-    pub unacked: IdMap<Unacked>,
+    /// Boxed: a window of offsets, ever further on, so the map's page holds a slot per
+    /// offset it has passed, and a snapshot keeps those slots (a pointer each).
+    pub unacked: IdMap<Box<Unacked>>,
     /// Outstanding delivery id -> queue offset.
     pub outstanding: IdMap<u64>,
     /// A person asked that the next delivery be duplicated.
@@ -73,12 +75,12 @@ impl BrokerState {
                 }
                 self.unacked.insert(
                     *offset,
-                    Unacked {
+                    Box::new(Unacked {
                         msg_id: *msg_id,
                         biz_key: biz_key.clone(),
                         payload: payload.clone(),
                         deliveries: Vec::new(),
-                    },
+                    }),
                 );
             }
             MessageDelivered { delivery_id, offset, cause, .. } => {
@@ -207,7 +209,7 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     // is delivered only while the message is unacked.
     let message = match (ctx.world.broker.unacked.get(&offset), copy) {
         (Some(m), _) => m.clone(),
-        (None, Some(c)) => *c,
+        (None, Some(c)) => c,
         (None, None) => return,
     };
     let delivery_id = ctx.world.broker.next_delivery_id;
@@ -223,14 +225,14 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     });
     if duplicate {
         let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms).saturating_add(1);
-        ctx.schedule(at, Action::DeliverCopy { offset, message: Box::new(message.clone()) });
+        ctx.schedule(at, Action::DeliverCopy { offset, message: message.clone() });
     }
     if ctx.world.broker.outstanding.contains_key(&delivery_id) {
         let at = ctx.now_ms.saturating_add(ctx.config.ack_timeout_ms);
         ctx.schedule(at, Action::AckTimeout { delivery_id });
     }
     // The consumer takes it in a step of its own, at the same time.
-    ctx.schedule(ctx.now_ms, Action::Consume { delivery_id, message: Box::new(message) });
+    ctx.schedule(ctx.now_ms, Action::Consume { delivery_id, message });
 }
 
 /// No ack for this delivery within `ack_timeout_ms`: deliver the message again.

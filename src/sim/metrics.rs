@@ -4,7 +4,7 @@
 use super::config::Config;
 use super::consumer::ConsumerState;
 use super::event::{AlertMetric, DeliveryCause, Event, EventKind};
-use super::id_map::IdMap;
+use super::id_map::SharedMap;
 use super::order_service::OrderDb;
 use super::outbox_table::{Status, RETRY_BUCKETS};
 use super::world::World;
@@ -186,7 +186,10 @@ impl WindowStats {
 /// sorted a copy of itself for every summary (the core-speed issue's memory per order).
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
-    counts: IdMap<u64>,
+    /// Counts by value: a shared-chunk map, not an id map (`IdMap`), since values are not ids handed
+    /// out densely (an id map's page per value far apart from the rest made the page's
+    /// timeline of a 10,000-order run half as large again).
+    counts: SharedMap<u64, u64>,
     total: u64,
 }
 
