@@ -321,6 +321,13 @@ impl Checker {
     /// After the settle phase: every committed order has exactly one effect or a DEAD
     /// message. Returns how many orders are lost (no effect and not DEAD).
     pub fn check_settled(&mut self, world: &World, last_seq: u64, last_at_ms: u64) -> u64 {
+        // Every effect had its committed order when it took effect (else `EffectWithoutOrder`
+        // was reported), and orders stay: with no violation so far and as many effects as
+        // orders, every order has its effect and none is lost. Counted, not walked: the walk
+        // looks every order's key up (a million orders in wasm: 7 % of the bench's time).
+        if self.total == 0 && world.consumer.effects.len() == world.order_db.orders.len() {
+            return 0;
+        }
         let lost = lost_orders(world);
         for biz_key in lost.iter().take(MAX_KEPT_VIOLATIONS) {
             let detail = format!("{biz_key} has no effect and is not DEAD");
