@@ -774,4 +774,29 @@ fn stage_counts_stay_short() {
     assert_eq!(short_count(999_950_000), "1.0G");
     assert_eq!(short_count(u64::MAX), "18.4E");
     assert!((0..64).map(|k| 1u64 << k).all(|n| short_count(n).chars().count() <= 6));
+    // The same as rounding n * 10 / scale half up in u128 (how it was first written).
+    let in_u128 = |n: u64| {
+        let (mut scale, mut unit) = (1_000_000u128, 0);
+        let mut tenths = (u128::from(n) * 10 + scale / 2) / scale;
+        while tenths >= 10_000 && unit < 4 {
+            scale *= 1_000;
+            unit += 1;
+            tenths = (u128::from(n) * 10 + scale / 2) / scale;
+        }
+        format!("{}.{}{}", tenths / 10, tenths % 10, ["M", "G", "T", "P", "E"][unit])
+    };
+    let mut n = 0x9E37_79B9_7F4A_7C15u64;
+    let boundaries = (6..19).flat_map(|e| {
+        let p = 10u64.pow(e);
+        [p - 1, p, p + 1, p / 2 * 19 + p / 20 - 1, p / 2 * 19 + p / 20, 9_999 * p / 10 + p / 20]
+    });
+    let random = (0..2_000).map(|_| {
+        n ^= n << 13;
+        n ^= n >> 7;
+        n ^= n << 17;
+        n >> (n % 40)
+    });
+    for n in boundaries.chain(random).chain([u64::MAX, u64::MAX - 1]).filter(|&n| n >= 1_000_000) {
+        assert_eq!(short_count(n), in_u128(n), "{n}");
+    }
 }

@@ -1,7 +1,8 @@
 // Performance benchmark of the release build in headless Chromium. It prints numbers and
 // never fails on time (machines differ; the numbers go into the README with their date). It
-// fails only if the page breaks: a console error, a run that does not load, a step that
-// does not move the cursor.
+// fails if the page breaks: a console error, a run that does not load, a step that does
+// not move the cursor; and if a long run's memory per event grows past HEAP_PER_EVENT_MAX
+// (memory is not time: the same build and run allocate the same on every machine).
 //   node tests/e2e/perf.mjs <url> [scenario ...]
 // For each built-in scenario and for happy-path with 1,000 / 10,000 / 100,000 orders:
 //   load      ms from navigation until the run is on screen (long runs play in slices)
@@ -18,6 +19,11 @@ const STEPS = 60;
 const JUMPS = 20;
 const PLAY_MS = 3000;
 const LOAD_TIMEOUT_MS = 120_000;
+// The wasm heap after loading a run of at least HEAP_CHECKED_EVENTS events, per event, at
+// most this many bytes. Measured on 2026-12-05: 263 B (101,501 events) and 308 B (200,000).
+// A change that made it 418 and 368 B went unnoticed for a commit before this check.
+const HEAP_CHECKED_EVENTS = 100_000;
+const HEAP_PER_EVENT_MAX = 340;
 
 const builtins = ['seed-demo', 'happy-path', 'rollback', 'mq-outage-backoff', 'consumer-crash-redelivery', 'no-idempotency',
   'two-relays-no-lock', 'two-relays-skip-locked', 'two-relays-cas', 'cas-lease-expires', 'full-scan-incident', 'sharded-hot-key', 'archive',
@@ -86,6 +92,10 @@ for (const c of cases) {
   const loadMs = Date.now() - t0;
   const n = await total();
   const heapMb = await page.evaluate(() => (window.__wasm && window.__wasm.memory ? window.__wasm.memory.buffer.byteLength / 1048576 : NaN));
+  if (n >= HEAP_CHECKED_EVENTS) {
+    const perEvent = (heapMb * 1048576) / n;
+    ok(perEvent <= HEAP_PER_EVENT_MAX, `${c.name}: wasm heap ${f1(heapMb)} MB for ${n} events, ${Math.round(perEvent)} B per event (at most ${HEAP_PER_EVENT_MAX})`);
+  }
 
   const c0 = await cursor();
   const steps = await timeInputs('ArrowRight', Math.min(STEPS, n), n);
