@@ -28,15 +28,13 @@ pub const CHUNK_MAX: usize = 64;
 /// Either way the map holds the same entries in the same order; the tests check both.
 const FILL_CHUNKS: bool = cfg!(target_pointer_width = "64");
 
-/// Shortcuts before the search, on 64-bit targets: the entry found last and the one after
-/// it are checked first (an event's checks, counters and metrics look one key up several
-/// times over, and rows move on in id order), and a key past the map's last one (a new key
-/// checked for uniqueness) is known absent at once. `bench --orders 20000`: 696.1 M ->
-/// 603.4 M instructions. The page (wasm32) searches straight away: every key/value type has
-/// a copy of this code, and the shortcuts cost 649 bytes of a first load that has fewer
-/// (2026-12-05: 712 B, for a wasm bench in Chromium 37 % faster; README, "The core").
-const LOOKUP_SHORTCUTS: bool = cfg!(target_pointer_width = "64");
-
+/// Shortcuts before the search: the entry found last and the one after it are checked
+/// first (an event's checks, counters and metrics look one key up several times over, and
+/// rows move on in id order), and a key past the map's last one (a new key checked for
+/// uniqueness) is known absent at once. `bench --orders 20000`: 696.1 M -> 603.4 M
+/// instructions natively. On the page too since 2026-12-05: the wasm bench in Chromium about
+/// a third faster, for 712 B of first load (paid for by formatting the stage's counts
+/// without u128; README, "The core").
 type Chunk<K, V> = Arc<Vec<(K, V)>>;
 
 #[derive(Clone)]
@@ -49,11 +47,9 @@ pub struct SharedMap<K, V> {
 /// Where a map's last key found was: (chunk, position). A hint only, checked before use (the
 /// entry there must hold the key asked for), so no write has to keep it true. Atomic so that
 /// a map stays `Sync`; relaxed, since it is only ever a guess.
-#[cfg(target_pointer_width = "64")]
 #[derive(Default)]
 struct FoundHint(std::sync::atomic::AtomicU64);
 
-#[cfg(target_pointer_width = "64")]
 impl FoundHint {
     fn get(&self) -> (usize, usize) {
         let at = self.0.load(std::sync::atomic::Ordering::Relaxed);
@@ -65,25 +61,10 @@ impl FoundHint {
     }
 }
 
-#[cfg(target_pointer_width = "64")]
 impl Clone for FoundHint {
     fn clone(&self) -> Self {
         FoundHint(self.0.load(std::sync::atomic::Ordering::Relaxed).into())
     }
-}
-
-/// The page (see [`LOOKUP_SHORTCUTS`]) keeps no hint: nothing to store or copy.
-#[cfg(not(target_pointer_width = "64"))]
-#[derive(Clone, Default)]
-struct FoundHint;
-
-#[cfg(not(target_pointer_width = "64"))]
-impl FoundHint {
-    fn get(&self) -> (usize, usize) {
-        (usize::MAX, 0)
-    }
-
-    fn set(&self, _chunk: usize, _position: usize) {}
 }
 
 /// Keys that can say where they would sit in a chunk without gaps: ids handed out in order
@@ -408,16 +389,11 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
     }
 
     /// Where `key` is or would go: (chunk, position in it). None only for an empty map.
-    /// Without the shortcuts, [`Self::search`] itself, inlined (no second function per type).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(always))]
     fn locate<Q>(&self, key: &Q) -> Option<(usize, Result<usize, usize>)>
     where
         K: Borrow<Q>,
         Q: Ord + SeekHint + ?Sized,
     {
-        if !LOOKUP_SHORTCUTS {
-            return self.search(key);
-        }
         // The entry found last, then the one after it (a walk in key order, as the settled
         // run's check of every order).
         let (last_chunk, last_at) = self.last_found.get();
