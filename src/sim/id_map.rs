@@ -1,6 +1,7 @@
 //! An ordered map whose clones share their storage: entries live in sorted chunks of at
-//! most [`CHUNK_MAX`] behind `Arc`s, so cloning a map copies one pointer per chunk, and a
-//! write copies only the chunk it touches when that chunk is shared (copy on write).
+//! most [`CHUNK_MAX`] behind shared pointers (`Shared`, below), so cloning a map copies one pointer
+//! per chunk, and a write copies only the chunk it touches when that chunk is shared (copy on
+//! write).
 //!
 //! Why: the page keeps the world at many points of a run (the timeline's snapshots) and
 //! clones it on every jump. With plain `BTreeMap`s every clone copied the whole table (a
@@ -15,7 +16,17 @@
 use std::borrow::Borrow;
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
-use std::sync::Arc;
+
+#[cfg(not(target_arch = "wasm32"))]
+use std::rc::Rc as Shared;
+/// A chunk's or a page's shared pointer. Natively an `Rc`: a write checks that its chunk is
+/// not shared (`make_mut`), and `Arc`'s check is a locked compare-and-swap; `bench --orders
+/// 1000000` runs about 5 % faster without it (the core-speed issue; README, "The core"), and
+/// nothing sends a world to another thread. On wasm32 an `Arc`: the page keeps its runs in
+/// Leptos signals, which take only `Send + Sync` values, and without threads wasm's atomics
+/// are plain loads and stores.
+#[cfg(target_arch = "wasm32")]
+use std::sync::Arc as Shared;
 
 /// Chunks split in two when they grow past this many entries.
 pub const CHUNK_MAX: usize = 64;
@@ -35,7 +46,7 @@ const FILL_CHUNKS: bool = cfg!(target_pointer_width = "64");
 /// instructions natively. On the page too since 2026-12-05: the wasm bench in Chromium about
 /// a third faster, for 712 B of first load (paid for by formatting the stage's counts
 /// without u128; README, "The core").
-type Chunk<K, V> = Arc<Vec<(K, V)>>;
+type Chunk<K, V> = Shared<Vec<(K, V)>>;
 
 #[derive(Clone)]
 pub struct SharedMap<K, V> {
@@ -46,7 +57,7 @@ pub struct SharedMap<K, V> {
 
 /// Where a map's last key found was: (chunk, position). A hint only, checked before use (the
 /// entry there must hold the key asked for), so no write has to keep it true. Atomic so that
-/// a map stays `Sync`; relaxed, since it is only ever a guess.
+/// a map on the page stays `Sync` (see `Shared`); relaxed, since it is only ever a guess.
 #[derive(Default)]
 struct FoundHint(std::sync::atomic::AtomicU64);
 
@@ -113,7 +124,7 @@ const PAGE_IDS: u64 = 64;
 pub struct IdMap<V> {
     /// The pages that hold entries, by page number (an emptied map may keep its one page,
     /// empty: see [`IdMap::remove`]).
-    pages: Vec<Arc<Page<V>>>,
+    pages: Vec<Shared<Page<V>>>,
     len: usize,
 }
 
@@ -174,7 +185,7 @@ impl<V: Clone> IdMap<V> {
         let (number, slot) = page_and_slot(*id);
         let at = self.find_page(number).ok()?;
         self.pages[at].slots.get(slot)?.as_ref()?;
-        Arc::make_mut(&mut self.pages[at]).slots[slot].as_mut().map(|(_, value)| value)
+        Shared::make_mut(&mut self.pages[at]).slots[slot].as_mut().map(|(_, value)| value)
     }
 
     /// Inserts or replaces; returns the value it replaced.
@@ -184,7 +195,7 @@ impl<V: Clone> IdMap<V> {
             Ok(at) => at,
             // An empty map keeps its one page for the next id (see `remove`).
             Err(_) if self.len == 0 && self.pages.len() == 1 => {
-                let page = Arc::make_mut(&mut self.pages[0]);
+                let page = Shared::make_mut(&mut self.pages[0]);
                 page.number = number;
                 page.slots.clear();
                 0
@@ -194,11 +205,11 @@ impl<V: Clone> IdMap<V> {
                 // whole (no regrowing).
                 let capacity = if self.pages.is_empty() { slot + 1 } else { PAGE_IDS as usize };
                 let page = Page { number, live: 0, slots: Vec::with_capacity(capacity) };
-                self.pages.insert(at, Arc::new(page));
+                self.pages.insert(at, Shared::new(page));
                 at
             }
         };
-        let page = Arc::make_mut(&mut self.pages[at]);
+        let page = Shared::make_mut(&mut self.pages[at]);
         if page.slots.len() <= slot {
             page.slots.resize_with(slot + 1, || None);
         }
@@ -214,7 +225,7 @@ impl<V: Clone> IdMap<V> {
         let (number, slot) = page_and_slot(*id);
         let at = self.find_page(number).ok()?;
         self.pages[at].slots.get(slot)?.as_ref()?;
-        let page = Arc::make_mut(&mut self.pages[at]);
+        let page = Shared::make_mut(&mut self.pages[at]);
         let (_, value) = page.slots[slot].take()?;
         page.live -= 1;
         self.len -= 1;
@@ -233,7 +244,7 @@ impl<V: Clone> IdMap<V> {
                 continue;
             }
             // Asked again for this page's entries: `keep` is a pure filter here.
-            let page = Arc::make_mut(page);
+            let page = Shared::make_mut(page);
             for slot in &mut page.slots {
                 if slot.as_ref().is_some_and(|(k, v)| !keep(k, v)) {
                     *slot = None;
@@ -315,8 +326,9 @@ impl<V: Clone> IdMap<V> {
 
     /// Pages this map shares with `other` (same allocation): what a snapshot costs nothing for.
     pub fn shared_chunks_with(&self, other: &Self) -> usize {
-        let theirs: std::collections::BTreeSet<usize> = other.pages.iter().map(|p| Arc::as_ptr(p) as usize).collect();
-        self.pages.iter().filter(|p| theirs.contains(&(Arc::as_ptr(p) as usize))).count()
+        let theirs: std::collections::BTreeSet<usize> =
+            other.pages.iter().map(|p| Shared::as_ptr(p) as usize).collect();
+        self.pages.iter().filter(|p| theirs.contains(&(Shared::as_ptr(p) as usize))).count()
     }
 }
 
@@ -325,7 +337,8 @@ impl<V: PartialEq> PartialEq for IdMap<V> {
         if self.len != other.len {
             return false;
         }
-        if self.pages.len() == other.pages.len() && self.pages.iter().zip(&other.pages).all(|(a, b)| Arc::ptr_eq(a, b))
+        if self.pages.len() == other.pages.len()
+            && self.pages.iter().zip(&other.pages).all(|(a, b)| Shared::ptr_eq(a, b))
         {
             return true;
         }
@@ -482,7 +495,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         Q: Ord + SeekHint + ?Sized,
     {
         match self.locate(key)? {
-            (chunk, Ok(i)) => Some(&mut Arc::make_mut(&mut self.chunks[chunk])[i].1),
+            (chunk, Ok(i)) => Some(&mut Shared::make_mut(&mut self.chunks[chunk])[i].1),
             _ => None,
         }
     }
@@ -498,14 +511,14 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         let appends = self.chunks.last().and_then(|c| c.last()).is_none_or(|(last, _)| *last < key);
         if appends {
             match self.chunks.last_mut() {
-                Some(c) if c.len() < CHUNK_MAX => Arc::make_mut(c).push((key, value)),
+                Some(c) if c.len() < CHUNK_MAX => Shared::make_mut(c).push((key, value)),
                 // Filling, a map that has filled a chunk will likely fill the next: it is
                 // allocated whole (no regrowing, which left holes the allocator kept).
                 _ => {
                     let mut entries =
                         Vec::with_capacity(if FILL_CHUNKS && !self.chunks.is_empty() { CHUNK_MAX } else { 1 });
                     entries.push((key, value));
-                    self.chunks.push(Arc::new(entries));
+                    self.chunks.push(Shared::new(entries));
                 }
             }
             self.len += 1;
@@ -513,7 +526,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         }
         let (chunk, at) = self.locate(&key)?;
         let (head, tail) = self.chunks.split_at_mut(chunk + 1);
-        let entries = Arc::make_mut(&mut head[chunk]);
+        let entries = Shared::make_mut(&mut head[chunk]);
         match at {
             Ok(i) => Some(std::mem::replace(&mut entries[i].1, value)),
             Err(i) => {
@@ -525,7 +538,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
                         // arrive nearly in order), elsewhere in halves.
                         let upper = entries.split_off(if tail.is_empty() { i + 1 } else { entries.len() / 2 });
                         entries.shrink_to(CHUNK_MAX);
-                        self.chunks.insert(chunk + 1, Arc::new(upper));
+                        self.chunks.insert(chunk + 1, Shared::new(upper));
                     }
                     return None;
                 }
@@ -534,7 +547,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
                 // rows turn DONE, then keep every chunk full instead of splitting it in two
                 // halves that stay half-empty for good (a tenth of the bench's memory).
                 if let Some(next) = tail.first_mut().filter(|c| c.len() < CHUNK_MAX) {
-                    let next = Arc::make_mut(next);
+                    let next = Shared::make_mut(next);
                     // The largest makes room first, so the chunk's buffer does not grow.
                     if let Some(largest) = entries.pop_if(|_| i < CHUNK_MAX) {
                         entries.insert(i, (key, value));
@@ -556,7 +569,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
                 } else {
                     upper.insert(i - at, (key, value));
                 }
-                self.chunks.insert(chunk + 1, Arc::new(upper));
+                self.chunks.insert(chunk + 1, Shared::new(upper));
                 None
             }
         }
@@ -570,7 +583,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         let (chunk, Ok(i)) = self.locate(key)? else {
             return None;
         };
-        let entries = Arc::make_mut(&mut self.chunks[chunk]);
+        let entries = Shared::make_mut(&mut self.chunks[chunk]);
         let (_, value) = entries.remove(i);
         // A map's last chunk stays, empty: a map that holds one entry at a time (the open
         // transaction, a relay's batch) then allocates nothing per entry.
@@ -590,7 +603,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
                 continue;
             }
             // Asked again for this chunk's entries: `keep` is a pure filter here.
-            Arc::make_mut(chunk).retain(|(k, v)| keep(k, v));
+            Shared::make_mut(chunk).retain(|(k, v)| keep(k, v));
             len += chunk.len();
         }
         self.chunks.retain(|c| !c.is_empty());
@@ -671,8 +684,9 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
 
     /// Chunks this map shares with `other` (same allocation): what a snapshot costs nothing for.
     pub fn shared_chunks_with(&self, other: &Self) -> usize {
-        let theirs: std::collections::BTreeSet<usize> = other.chunks.iter().map(|c| Arc::as_ptr(c) as usize).collect();
-        self.chunks.iter().filter(|c| theirs.contains(&(Arc::as_ptr(c) as usize))).count()
+        let theirs: std::collections::BTreeSet<usize> =
+            other.chunks.iter().map(|c| Shared::as_ptr(c) as usize).collect();
+        self.chunks.iter().filter(|c| theirs.contains(&(Shared::as_ptr(c) as usize))).count()
     }
 }
 
@@ -684,7 +698,7 @@ impl<K: PartialEq, V: PartialEq> PartialEq for SharedMap<K, V> {
         // Chunk boundaries may differ between equal maps: compare entries. Shared chunks
         // at the same place are equal without a look.
         if self.chunks.len() == other.chunks.len()
-            && self.chunks.iter().zip(&other.chunks).all(|(a, b)| Arc::ptr_eq(a, b))
+            && self.chunks.iter().zip(&other.chunks).all(|(a, b)| Shared::ptr_eq(a, b))
         {
             return true;
         }
