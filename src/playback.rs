@@ -20,9 +20,9 @@ use crate::sim::id_map::IdMap;
 use crate::sim::outbox_table::OutboxRow;
 use crate::sim::scenario::{Command, Intervention, RunSpec};
 use crate::sim::world::SNAPSHOT_EVERY;
+use crate::sim::Shared;
 use crate::sim::{Simulation, Summary, Timeline, World};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// Logs longer than this are cut for the page.
 pub use crate::link::MAX_EVENTS_SHOWN;
@@ -283,7 +283,7 @@ impl Run {
     }
 
     fn start(&self) -> Position {
-        Position { cursor: 0, world: Arc::new(self.timeline.world_at(&self.events, 0)), before_row: None }
+        Position { cursor: 0, world: Shared::new(self.timeline.world_at(&self.events, 0)), before_row: None }
     }
 
     /// Moves `head` to just after the first `cursor` events (clamped to the log). Returns
@@ -325,7 +325,7 @@ impl Run {
         // are never replayed for a step onto them.
         let (exact_at, exact) = self.timeline.snapshot_before(cursor);
         if exact_at == cursor && touched_msg(&self.events[cursor - 1].kind).is_none() {
-            let at = Position { cursor, world: Arc::new(exact.clone()), before_row: None };
+            let at = Position { cursor, world: Shared::new(exact.clone()), before_row: None };
             return (at, 0, Some(current));
         }
         let (snapshot_at, _) = self.timeline.snapshot_before(cursor - 1);
@@ -334,7 +334,7 @@ impl Run {
             p.cursor < cursor
                 && cursor - p.cursor <= SNAPSHOT_EVERY
                 && p.cursor >= snapshot_at
-                && Arc::strong_count(&p.world) == 1
+                && Shared::strong_count(&p.world) == 1
         };
         // Of the two, the one closest behind the cursor; else the nearest snapshot.
         let spare_ok = spare.as_ref().is_some_and(|s| movable(s) && (!movable(&current) || s.cursor > current.cursor));
@@ -344,10 +344,10 @@ impl Run {
             (current, spare)
         } else {
             let (at, world) = self.timeline.snapshot_before(cursor - 1);
-            (Position { cursor: at, world: Arc::new(world.clone()), before_row: None }, Some(current))
+            (Position { cursor: at, world: Shared::new(world.clone()), before_row: None }, Some(current))
         };
         let from = base.cursor;
-        let world = Arc::make_mut(&mut base.world);
+        let world = Shared::make_mut(&mut base.world);
         for event in &self.events[from..cursor] {
             base.before_row = touched_msg(&event.kind).and_then(|id| world.order_db.outbox.get(id).cloned());
             world.apply(event);
@@ -374,7 +374,7 @@ impl Run {
             now_ms: event.as_ref().map_or(0, |e| e.at_ms),
             event,
             before_row: head.current.before_row.clone(),
-            world: Arc::clone(&head.current.world),
+            world: Shared::clone(&head.current.world),
             config: self.timeline.config_at(cursor).cloned().unwrap_or_else(|| self.spec.config.clone()),
             next_scan,
         }
@@ -392,7 +392,7 @@ impl Run {
 #[derive(Clone, Debug)]
 struct Position {
     cursor: usize,
-    world: Arc<World>,
+    world: Shared<World>,
     before_row: Option<OutboxRow>,
 }
 
@@ -434,7 +434,7 @@ pub struct Frame {
     pub before_row: Option<OutboxRow>,
     /// The state after that event (its counters are the run's counters up to here), shared
     /// with the playhead.
-    pub world: Arc<World>,
+    pub world: Shared<World>,
     /// The config in force (scripted and injected `set`s folded in).
     pub config: Config,
     pub next_scan: Option<NextScan>,

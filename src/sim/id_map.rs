@@ -1,5 +1,5 @@
 //! An ordered map whose clones share their storage: entries live in sorted chunks of at
-//! most [`CHUNK_MAX`] behind shared pointers (`Shared`, below), so cloning a map copies one pointer
+//! most [`CHUNK_MAX`] behind shared pointers ([`Shared`]), so cloning a map copies one pointer
 //! per chunk, and a write copies only the chunk it touches when that chunk is shared (copy on
 //! write).
 //!
@@ -17,16 +17,7 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
 
-#[cfg(not(target_arch = "wasm32"))]
-use std::rc::Rc as Shared;
-/// A chunk's or a page's shared pointer. Natively an `Rc`: a write checks that its chunk is
-/// not shared (`make_mut`), and `Arc`'s check is a locked compare-and-swap; `bench --orders
-/// 1000000` runs about 5 % faster without it (the core-speed issue; README, "The core"), and
-/// nothing sends a world to another thread. On wasm32 an `Arc`: the page keeps its runs in
-/// Leptos signals, which take only `Send + Sync` values, and without threads wasm's atomics
-/// are plain loads and stores.
-#[cfg(target_arch = "wasm32")]
-use std::sync::Arc as Shared;
+use super::Shared;
 
 /// Chunks split in two when they grow past this many entries.
 pub const CHUNK_MAX: usize = 64;
@@ -57,7 +48,7 @@ pub struct SharedMap<K, V> {
 
 /// Where a map's last key found was: (chunk, position). A hint only, checked before use (the
 /// entry there must hold the key asked for), so no write has to keep it true. Atomic so that
-/// a map on the page stays `Sync` (see `Shared`); relaxed, since it is only ever a guess.
+/// a map on the page stays `Sync` (see [`Shared`]); relaxed, since it is only ever a guess.
 #[derive(Default)]
 struct FoundHint(std::sync::atomic::AtomicU64);
 
