@@ -468,6 +468,11 @@ impl Metrics {
         self.next_sample_at_ms <= now_ms
     }
 
+    /// When the next sample is due: a sample is due by any time from here on.
+    pub fn next_sample_at_ms(&self) -> u64 {
+        self.next_sample_at_ms
+    }
+
     /// Takes every sample due up to `now_ms` (call before time moves past it), watching
     /// each against `thresholds`.
     pub fn sample_until(&mut self, world: &World, now_ms: u64, thresholds: &AlertThresholds) {
