@@ -168,6 +168,20 @@ pub struct WindowStats {
 }
 
 impl WindowStats {
+    /// [`WindowStats::of`] for values it may reorder: two selections instead of a sort (a
+    /// sample's windows, every interval of a run: 1.4 % of the bench's instructions sorted).
+    pub fn of_reordering(values: &mut [u64]) -> WindowStats {
+        let Some(max) = values.iter().copied().max() else { return WindowStats::default() };
+        let n = values.len() as u64;
+        let index = |percent: u64| ((percent * n).div_ceil(100).clamp(1, n) - 1) as usize;
+        let (p50_at, p99_at) = (index(50), index(99));
+        // The values up to p99's place are the smallest p99_at + 1, so p50 (at or before it)
+        // is among them.
+        let (_, &mut p99, _) = values.select_nth_unstable(p99_at);
+        let (_, &mut p50, _) = values[..=p99_at].select_nth_unstable(p50_at);
+        WindowStats { count: n, p50, p99, max }
+    }
+
     pub fn of(values: &[u64]) -> WindowStats {
         let mut sorted = values.to_vec();
         sorted.sort_unstable();
@@ -500,7 +514,7 @@ impl Metrics {
                 *max = (*max).max(pending);
             }
         }
-        let windows = WindowStats::of(&self.interval_windows_ms);
+        let windows = WindowStats::of_reordering(&mut self.interval_windows_ms);
         let interval = std::mem::take(&mut self.interval);
         self.interval_windows_ms.clear();
         let sample = Sample {
@@ -556,6 +570,22 @@ mod tests {
         assert_eq!(nearest_rank(&[7], 50), 7);
         assert_eq!(nearest_rank(&[], 50), 0);
         assert_eq!(nearest_rank(&[1, 2, 3], 50), 2);
+    }
+
+    /// Selected in place, the percentiles are the sorted list's, for any values.
+    #[test]
+    fn stats_of_reordered_values_are_the_sorted_lists() {
+        let mut rng = crate::sim::prng::Prng::new(5);
+        for n in (0..300).chain([1_000, 4_096]) {
+            let spread = [1, 2, 10, 1_000, u64::MAX][n % 5];
+            let values: Vec<u64> = (0..n).map(|_| rng.below(spread)).collect();
+            let mut reordered = values.clone();
+            assert_eq!(WindowStats::of_reordering(&mut reordered), WindowStats::of(&values), "{n} values");
+            reordered.sort_unstable();
+            let mut sorted = values;
+            sorted.sort_unstable();
+            assert_eq!(reordered, sorted, "{n} values: the same values, reordered");
+        }
     }
 
     /// A histogram's percentiles are the sorted list's, for any values.

@@ -629,8 +629,11 @@ fn order_key(n: u64) -> String {
             break;
         }
     }
-    let mut key = String::from("ORD-");
-    key.extend(digits[first.min(digits.len() - MIN_DIGITS)..].iter().map(|&d| char::from(d)));
+    let digits = &digits[first.min(digits.len() - MIN_DIGITS)..];
+    // Its whole length up front: no second allocation as the digits go in.
+    let mut key = String::with_capacity("ORD-".len() + digits.len());
+    key.push_str("ORD-");
+    key.extend(digits.iter().map(|&d| char::from(d)));
     key
 }
 
