@@ -244,6 +244,12 @@ impl ActionHeap {
         self.retries.pop_front()
     }
 
+    /// Whether the FIFO holds retries and all were found waiting at release epoch `epoch`
+    /// (then each still waits: no lock was released, no row removed since).
+    fn all_retries_wait(&self, epoch: u64) -> bool {
+        !self.retries.is_empty() && self.back_epoch == epoch && self.at_back_epoch == self.retries.len()
+    }
+
     fn peek_at(&self) -> Option<u64> {
         let retry_at = self.retries.front().map(|s| s.at_ms);
         self.heap.peek().map(|s| s.at_ms).into_iter().chain(retry_at).min()
@@ -308,7 +314,7 @@ impl ActionHeap {
         // All of them were found waiting at `epoch` (then so was the front), and every one
         // put back is found waiting at it again: this holds through the loop.
         let Some(latest_ms) = latest_ms else { return (0, 0) };
-        if self.back_epoch != epoch || self.at_back_epoch != self.retries.len() {
+        if !self.all_retries_wait(epoch) {
             return (0, 0);
         }
         // The heap is not touched here, so its top stays what the front must come before.
@@ -1164,7 +1170,8 @@ impl Simulation {
     /// would do first or instead: an input due (it goes first at the same time), a metrics
     /// sample due, settling, the time and step caps, and a retry that must look its row up.
     fn retry_waiting_confirmations(&mut self) {
-        if self.phase.is_finished() {
+        // Most steps find no retry waiting: they go on at once (checked again inside).
+        if self.phase.is_finished() || !self.agenda.heap.all_retries_wait(self.world.order_db.release_epoch) {
             return;
         }
         // As `count_step`: a step at the event cap finishes the run; a step past the step cap too.
