@@ -17,6 +17,21 @@ pub struct Unacked {
     pub deliveries: Vec<u64>,
 }
 
+/// A message delivered, on its way into the consumer (`Action::Consume`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub delivery_id: u64,
+    pub message: Unacked,
+}
+
+/// A duplicate copy of a message at `offset`, on its way to being delivered
+/// (`Action::DeliverCopy`): it arrives even if the original was acked meanwhile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateCopy {
+    pub offset: u64,
+    pub message: Unacked,
+}
+
 /// mode=half_message: a half message the broker holds, invisible to consumers, until the
 /// order service commits or rolls it back (or a check-back answers).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -192,7 +207,7 @@ pub fn check_back(ctx: &mut Ctx<'_>, msg_id: u64) {
 
 /// Hands a message to the consumer, unless the broker is down or nobody is listening, in
 /// which case the message waits in the queue.
-pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Option<Box<Unacked>>) {
+pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Option<Unacked>) {
     let wait_until = match (ctx.world.broker.down_until_ms, ctx.world.consumer.down_until_ms) {
         (Some(until), _) if ctx.world.broker.is_down(ctx.now_ms) => Some(until),
         (_, Some(until)) => Some(until.max(ctx.now_ms)),
@@ -200,7 +215,7 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     };
     if let Some(at) = wait_until {
         let action = match copy {
-            Some(message) => Action::DeliverCopy { offset, message },
+            Some(message) => Action::DeliverCopy { copy: Box::new(DuplicateCopy { offset, message }) },
             None => Action::Deliver { offset, cause },
         };
         return ctx.schedule(at, action);
@@ -208,7 +223,7 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     // A duplicate copy arrives even if the original was acked meanwhile; anything else
     // is delivered only while the message is unacked.
     let message = match (ctx.world.broker.unacked.get(&offset), copy) {
-        (Some(m), _) => m.clone(),
+        (Some(m), _) => Unacked::clone(m),
         (None, Some(c)) => c,
         (None, None) => return,
     };
@@ -225,14 +240,14 @@ pub fn deliver(ctx: &mut Ctx<'_>, offset: u64, cause: DeliveryCause, copy: Optio
     });
     if duplicate {
         let at = ctx.now_ms.saturating_add(ctx.config.mq_latency_ms).saturating_add(1);
-        ctx.schedule(at, Action::DeliverCopy { offset, message: message.clone() });
+        ctx.schedule(at, Action::DeliverCopy { copy: Box::new(DuplicateCopy { offset, message: message.clone() }) });
     }
     if ctx.world.broker.outstanding.contains_key(&delivery_id) {
         let at = ctx.now_ms.saturating_add(ctx.config.ack_timeout_ms);
         ctx.schedule(at, Action::AckTimeout { delivery_id });
     }
     // The consumer takes it in a step of its own, at the same time.
-    ctx.schedule(ctx.now_ms, Action::Consume { delivery_id, message });
+    ctx.schedule(ctx.now_ms, Action::Consume { delivery: Box::new(Delivery { delivery_id, message }) });
 }
 
 /// No ack for this delivery within `ack_timeout_ms`: deliver the message again.

@@ -44,6 +44,15 @@ pub struct OrderRequest {
     pub crash: bool,
 }
 
+/// An order whose transaction is under way (`Action::PlaceOrder`): it commits when it has
+/// taken `write_ms` (scans sharing the database's CPU).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingOrder {
+    pub request: OrderRequest,
+    pub write_ms: u64,
+    pub scans_running: u64,
+}
+
 /// A message the order service sent to the MQ itself (wrong-turn modes), or the
 /// reconciler sent for it: the producer's send log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -394,7 +403,7 @@ pub fn arrive(ctx: &mut Ctx<'_>, request: OrderRequest) {
     // The log shows the transaction when it commits, its statements together (a session
     // runs them one after another; what they cost is `write_ms`).
     let at = ctx.now_ms.saturating_add(write_ms);
-    ctx.schedule(at, Action::PlaceOrder { request: Box::new(request), write_ms, scans_running });
+    ctx.schedule(at, Action::PlaceOrder { order: Box::new(PendingOrder { request, write_ms, scans_running }) });
 }
 
 /// BEGIN; INSERT INTO orders …; INSERT INTO outbox …; COMMIT — or ROLLBACK, leaving no
