@@ -786,10 +786,14 @@ fn stage_counts_stay_short() {
         format!("{}.{}{}", tenths / 10, tenths % 10, ["M", "G", "T", "P", "E"][unit])
     };
     let mut n = 0x9E37_79B9_7F4A_7C15u64;
-    let boundaries = (6..19).flat_map(|e| {
-        let p = 10u64.pow(e);
-        [p - 1, p, p + 1, p / 2 * 19 + p / 20 - 1, p / 2 * 19 + p / 20, 9_999 * p / 10 + p / 20]
-    });
+    // Each unit's start, a tenth's half-way point (1.25), and the point where 999.95 rounds up
+    // to the next unit, each with the count just below; in u128, then the ones a u64 holds.
+    let boundaries = (0..5u32)
+        .flat_map(|unit| {
+            let scale = 1_000_000u128 * 1_000u128.pow(unit);
+            [scale - 1, scale, scale * 125 / 100 - 1, scale * 125 / 100, scale * 99_995 / 100 - 1, scale * 99_995 / 100]
+        })
+        .filter_map(|n| u64::try_from(n).ok());
     let random = (0..2_000).map(|_| {
         n ^= n << 13;
         n ^= n >> 7;
