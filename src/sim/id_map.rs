@@ -130,6 +130,18 @@ impl<V> Default for IdMap<V> {
 }
 
 /// An id's page number and slot.
+/// The (id, value) pairs held in `pages`, in id order.
+fn entries<V>(pages: &[Shared<Page<V>>]) -> impl DoubleEndedIterator<Item = (&u64, &V)> + '_ {
+    pages.iter().flat_map(|p| p.slots.iter().flatten()).map(|(k, v)| (k, v))
+}
+
+/// How many of `mine` are the same allocation as one of `theirs`: the chunks or pages two
+/// clones of a map share, which a snapshot costs nothing for.
+fn shared_between<T>(mine: &[Shared<T>], theirs: &[Shared<T>]) -> usize {
+    let theirs: std::collections::BTreeSet<usize> = theirs.iter().map(|t| Shared::as_ptr(t) as usize).collect();
+    mine.iter().filter(|m| theirs.contains(&(Shared::as_ptr(m) as usize))).count()
+}
+
 fn page_and_slot(id: u64) -> (u64, usize) {
     (id / PAGE_IDS, (id % PAGE_IDS) as usize)
 }
@@ -243,7 +255,7 @@ impl<V: Clone> IdMap<V> {
 
     /// (id, value) pairs in id order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u64, &V)> + '_ {
-        self.pages.iter().flat_map(|p| p.slots.iter().flatten()).map(|(k, v)| (k, v))
+        entries(&self.pages)
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &u64> + '_ {
@@ -264,19 +276,14 @@ impl<V: Clone> IdMap<V> {
         let past_start = matches!(range.start_bound(), Bound::Excluded(&u64::MAX));
         let end = range.end_bound().cloned();
         let first = self.pages.partition_point(|p| p.number < start / PAGE_IDS);
-        self.pages[first..]
-            .iter()
-            .flat_map(|p| p.slots.iter().flatten())
-            .skip_while(move |(k, _)| *k < start)
-            .take_while(move |(k, _)| {
-                !past_start
-                    && match end {
-                        Bound::Unbounded => true,
-                        Bound::Included(e) => *k <= e,
-                        Bound::Excluded(e) => *k < e,
-                    }
-            })
-            .map(|(k, v)| (k, v))
+        entries(&self.pages[first..]).skip_while(move |(k, _)| **k < start).take_while(move |(k, _)| {
+            !past_start
+                && match end {
+                    Bound::Unbounded => true,
+                    Bound::Included(e) => **k <= e,
+                    Bound::Excluded(e) => **k < e,
+                }
+        })
     }
 
     /// The position of `id` in id order (0 = the smallest), if present. Costs one add per
@@ -301,7 +308,7 @@ impl<V: Clone> IdMap<V> {
             }
             skip -= p.live;
         }
-        self.pages[first..].iter().flat_map(|p| p.slots.iter().flatten()).skip(skip).map(|(k, v)| (k, v))
+        entries(&self.pages[first..]).skip(skip)
     }
 
     /// How many pages the map holds (for memory accounting).
@@ -311,9 +318,7 @@ impl<V: Clone> IdMap<V> {
 
     /// Pages this map shares with `other` (same allocation): what a snapshot costs nothing for.
     pub fn shared_chunks_with(&self, other: &Self) -> usize {
-        let theirs: std::collections::BTreeSet<usize> =
-            other.pages.iter().map(|p| Shared::as_ptr(p) as usize).collect();
-        self.pages.iter().filter(|p| theirs.contains(&(Shared::as_ptr(p) as usize))).count()
+        shared_between(&self.pages, &other.pages)
     }
 }
 
@@ -327,9 +332,7 @@ impl<V: PartialEq> PartialEq for IdMap<V> {
         {
             return true;
         }
-        let mine = self.pages.iter().flat_map(|p| p.slots.iter().flatten());
-        let theirs = other.pages.iter().flat_map(|p| p.slots.iter().flatten());
-        mine.eq(theirs)
+        entries(&self.pages).eq(entries(&other.pages))
     }
 }
 
@@ -337,7 +340,7 @@ impl<V: Eq> Eq for IdMap<V> {}
 
 impl<V: fmt::Debug> fmt::Debug for IdMap<V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.pages.iter().flat_map(|p| p.slots.iter().flatten()).map(|(k, v)| (k, v))).finish()
+        f.debug_map().entries(entries(&self.pages)).finish()
     }
 }
 
@@ -677,9 +680,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
 
     /// Chunks this map shares with `other` (same allocation): what a snapshot costs nothing for.
     pub fn shared_chunks_with(&self, other: &Self) -> usize {
-        let theirs: std::collections::BTreeSet<usize> =
-            other.chunks.iter().map(|c| Shared::as_ptr(c) as usize).collect();
-        self.chunks.iter().filter(|c| theirs.contains(&(Shared::as_ptr(c) as usize))).count()
+        shared_between(&self.chunks, &other.chunks)
     }
 }
 
