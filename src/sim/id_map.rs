@@ -17,7 +17,7 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
 
-use super::Shared;
+use super::{change_unshared, unshared, Shared};
 
 /// Chunks split in two when they grow past this many entries.
 pub const CHUNK_MAX: usize = 64;
@@ -182,7 +182,7 @@ impl<V: Clone> IdMap<V> {
         let (number, slot) = page_and_slot(*id);
         let at = self.find_page(number).ok()?;
         self.pages[at].slots.get(slot)?.as_ref()?;
-        Shared::make_mut(&mut self.pages[at]).slots[slot].as_mut().map(|(_, value)| value)
+        unshared(&mut self.pages[at])?.slots[slot].as_mut().map(|(_, value)| value)
     }
 
     /// Inserts or replaces; returns the value it replaced.
@@ -206,15 +206,15 @@ impl<V: Clone> IdMap<V> {
                 at
             }
         };
-        let page = Shared::make_mut(&mut self.pages[at]);
-        if page.slots.len() <= slot {
-            page.slots.resize_with(slot + 1, || None);
-        }
-        let replaced = page.slots[slot].replace((id, value)).map(|(_, value)| value);
-        if replaced.is_none() {
-            page.live += 1;
-            self.len += 1;
-        }
+        let replaced = change_unshared(&mut self.pages[at], |page| {
+            if page.slots.len() <= slot {
+                page.slots.resize_with(slot + 1, || None);
+            }
+            let replaced = page.slots[slot].replace((id, value)).map(|(_, value)| value);
+            page.live += usize::from(replaced.is_none());
+            replaced
+        });
+        self.len += usize::from(replaced.is_none());
         replaced
     }
 
@@ -222,13 +222,15 @@ impl<V: Clone> IdMap<V> {
         let (number, slot) = page_and_slot(*id);
         let at = self.find_page(number).ok()?;
         self.pages[at].slots.get(slot)?.as_ref()?;
-        let page = Shared::make_mut(&mut self.pages[at]);
-        let (_, value) = page.slots[slot].take()?;
-        page.live -= 1;
+        let (value, emptied) = change_unshared(&mut self.pages[at], |page| {
+            let (_, value) = page.slots[slot].take()?;
+            page.live -= 1;
+            Some((value, page.live == 0))
+        })?;
         self.len -= 1;
         // A map's last page stays, empty: a map that holds one entry at a time (the open
         // transaction) then allocates nothing per entry.
-        if page.live == 0 && self.pages.len() > 1 {
+        if emptied && self.pages.len() > 1 {
             self.pages.remove(at);
         }
         Some(value)
@@ -491,7 +493,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         Q: Ord + SeekHint + ?Sized,
     {
         match self.locate(key)? {
-            (chunk, Ok(i)) => Some(&mut Shared::make_mut(&mut self.chunks[chunk])[i].1),
+            (chunk, Ok(i)) => Some(&mut unshared(&mut self.chunks[chunk])?[i].1),
             _ => None,
         }
     }
@@ -507,7 +509,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         let appends = self.chunks.last().and_then(|c| c.last()).is_none_or(|(last, _)| *last < key);
         if appends {
             match self.chunks.last_mut() {
-                Some(c) if c.len() < CHUNK_MAX => Shared::make_mut(c).push((key, value)),
+                Some(c) if c.len() < CHUNK_MAX => change_unshared(c, |entries| entries.push((key, value))),
                 // Filling, a map that has filled a chunk will likely fill the next: it is
                 // allocated whole (no regrowing, which left holes the allocator kept).
                 _ => {
@@ -579,11 +581,13 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         let (chunk, Ok(i)) = self.locate(key)? else {
             return None;
         };
-        let entries = Shared::make_mut(&mut self.chunks[chunk]);
-        let (_, value) = entries.remove(i);
+        let (value, emptied) = change_unshared(&mut self.chunks[chunk], |entries| {
+            let (_, value) = entries.remove(i);
+            (value, entries.is_empty())
+        });
         // A map's last chunk stays, empty: a map that holds one entry at a time (the open
         // transaction, a relay's batch) then allocates nothing per entry.
-        if entries.is_empty() && self.chunks.len() > 1 {
+        if emptied && self.chunks.len() > 1 {
             self.chunks.remove(chunk);
         }
         self.len -= 1;

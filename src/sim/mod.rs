@@ -50,6 +50,43 @@ pub use std::rc::Rc as Shared;
 pub use std::sync::Arc as Shared;
 pub use world::{Timeline, World};
 
+/// The value behind `this`, copied first if a clone shares it: `Shared::make_mut`, with the
+/// common case (nothing shares it) tested inline natively. std's `make_mut` is not inlined
+/// (its copying path is large), and its call was 4 % of `bench`'s instructions: about 33 a
+/// order, one per change to a map's chunk or page (the core-speed issue; README, "The
+/// core"). `None` never happens (a value just copied is not shared): it only lets a caller
+/// that returns an `Option` use this without a borrow the compiler cannot follow. On wasm32
+/// the one `make_mut` call is kept: the page's first load pays for every inline copy.
+#[inline(always)]
+pub(crate) fn unshared<T: Clone>(this: &mut Shared<T>) -> Option<&mut T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if Shared::get_mut(this).is_none() {
+        copy_out(this);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    return Shared::get_mut(this);
+    #[cfg(target_arch = "wasm32")]
+    Some(Shared::make_mut(this))
+}
+
+/// [`unshared`] for a change that returns nothing borrowed from the value.
+#[inline(always)]
+pub(crate) fn change_unshared<T: Clone, R>(this: &mut Shared<T>, change: impl FnOnce(&mut T) -> R) -> R {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(value) = Shared::get_mut(this) {
+        return change(value);
+    }
+    change(Shared::make_mut(this))
+}
+
+/// Replaces a shared value with a copy of its own (the rare case of [`unshared`]).
+#[cold]
+#[inline(never)]
+#[cfg(not(target_arch = "wasm32"))]
+fn copy_out<T: Clone>(this: &mut Shared<T>) {
+    *this = Shared::new(T::clone(this));
+}
+
 /// Runs a scenario to the end and returns the simulation (log, state, summary).
 pub fn run(scenario: &Scenario, config: Config, seed: u64) -> Result<Simulation, config::ConfigError> {
     let mut sim = Simulation::new(scenario, config, seed)?;
