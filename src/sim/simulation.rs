@@ -261,12 +261,18 @@ impl ActionHeap {
         self.heap.push(s);
     }
 
-    /// Re-keys the least action to the time `retry_at` gives and to `seq` (above every
-    /// other's), if it gives one: to the FIFO's back if that keeps it sorted, else into the
-    /// heap. `retry_at` also hears whether the action is a retry found waiting at `epoch`
-    /// (then it still waits). True if it did.
-    fn retry_top(&mut self, retry_at: impl FnOnce(&Scheduled, bool) -> Option<u64>, seq: u64, epoch: u64) -> bool {
-        let from_retries = self.retries_first();
+    /// Re-keys the least action (the FIFO's front if `from_retries`, else the heap's top) to
+    /// the time `retry_at` gives and to `seq` (above every other's), if it gives one: to the
+    /// FIFO's back if that keeps it sorted, else into the heap. `retry_at` also hears whether
+    /// the action is a retry found waiting at `epoch` (then it still waits). True if it did.
+    fn retry_top(
+        &mut self,
+        from_retries: bool,
+        retry_at: impl FnOnce(&Scheduled, bool) -> Option<u64>,
+        seq: u64,
+        epoch: u64,
+    ) -> bool {
+        debug_assert_eq!(from_retries, self.retries_first());
         let (top, still_waits) = if from_retries {
             let all_at_epoch = self.back_epoch == epoch && self.at_back_epoch == self.retries.len();
             (self.retries.front(), all_at_epoch)
@@ -367,6 +373,14 @@ impl From<Vec<Scheduled>> for ActionHeap {
     }
 }
 
+/// Where the agenda's next action waits: one of its three queues' fronts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Front {
+    Heap,
+    Retries,
+    AckTimeouts,
+}
+
 /// Scheduled actions in (time, insertion) order: a deterministic priority queue.
 ///
 /// Ack timeouts, which every delivery schedules and most of which find their message acked,
@@ -403,6 +417,34 @@ impl Agenda {
         fifo_front_first(self.heap.peek(), self.ack_timeouts.front())
     }
 
+    /// The next action and where it waits: the least (time, insertion) of the three fronts,
+    /// found once for a step that looks at it, maybe puts it back, or takes it out.
+    fn front<'a>(&'a self) -> Option<(Front, &'a Scheduled)> {
+        // Greater is earlier (the order is reversed); insertion numbers are never equal.
+        let earlier = |a: Option<(Front, &'a Scheduled)>, b: Option<(Front, &'a Scheduled)>| match (a, b) {
+            (Some(a), Some(b)) => Some(if b.1 > a.1 { b } else { a }),
+            (a, None) => a,
+            (None, b) => b,
+        };
+        let heap = self.heap.heap.peek().map(|s| (Front::Heap, s));
+        let retries = self.heap.retries.front().map(|s| (Front::Retries, s));
+        earlier(earlier(heap, retries), self.ack_timeouts.front().map(|s| (Front::AckTimeouts, s)))
+    }
+
+    /// The next action, taken out of `front`, where [`Agenda::front`] found it.
+    fn pop_from(&mut self, front: Front) -> Option<Scheduled> {
+        debug_assert_eq!(self.front().map(|(f, _)| f), Some(front));
+        let s = match front {
+            Front::Heap => self.heap.heap.pop(),
+            Front::Retries => self.heap.pop_retry(),
+            Front::AckTimeouts => self.ack_timeouts.pop_front(),
+        }?;
+        if !s.action.is_background() {
+            self.non_periodic -= 1;
+        }
+        Some(s)
+    }
+
     /// When the next action is due: the earliest of the fronts (a time needs no tie-break,
     /// so no comparison of insertion numbers).
     fn peek_at(&self) -> Option<u64> {
@@ -420,31 +462,25 @@ impl Agenda {
     }
 
     fn pop(&mut self) -> Option<Scheduled> {
-        let s = self.pop_raw()?;
-        if !s.action.is_background() {
-            self.non_periodic -= 1;
-        }
-        Some(s)
+        let (front, _) = self.front()?;
+        self.pop_from(front)
     }
 
-    /// Puts the next action back at the time `retry_at` gives, if it gives one, with a new
-    /// insertion number: the order popping it and scheduling it anew would give, without
-    /// the pop and the push (a confirmation polling a row a relay holds does this about
-    /// twenty times per order in a long run; see [`ActionHeap`]). `retry_at` also hears
-    /// whether the action was found waiting at release epoch `epoch` (it still waits). True
-    /// if it did.
-    fn retry_next(&mut self, epoch: u64, retry_at: impl FnOnce(&Action, bool) -> Option<u64>) -> bool {
-        // Only if the heap holds the next action (an ack timeout is never retried): the ack
-        // FIFO's front is compared with the heap's least inside, where it is found anyway.
-        let ack_front = self.ack_timeouts.front();
-        let retry_top_at = |top: &Scheduled, still_waits: bool| {
-            if fifo_front_first(Some(top), ack_front) {
-                None
-            } else {
-                retry_at(&top.action, still_waits)
-            }
+    /// Puts the next action, at `front` (from [`Agenda::front`]), back at the time `retry_at`
+    /// gives, if it gives one, with a new insertion number: the order popping it and
+    /// scheduling it anew would give, without the pop and the push (a confirmation polling a
+    /// row a relay holds does this about twenty times per order in a long run; see
+    /// [`ActionHeap`]). `retry_at` also hears whether the action was found waiting at release
+    /// epoch `epoch` (it still waits). True if it did.
+    fn retry_next(&mut self, front: Front, epoch: u64, retry_at: impl FnOnce(&Action, bool) -> Option<u64>) -> bool {
+        let from_retries = match front {
+            // An ack timeout is never retried.
+            Front::AckTimeouts => return false,
+            Front::Retries => true,
+            Front::Heap => false,
         };
-        if !self.heap.retry_top(retry_top_at, self.next_seq, epoch) {
+        let retry_top_at = |top: &Scheduled, still_waits: bool| retry_at(&top.action, still_waits);
+        if !self.heap.retry_top(from_retries, retry_top_at, self.next_seq, epoch) {
             return false;
         }
         self.next_seq += 1;
@@ -1099,7 +1135,9 @@ impl Simulation {
 
         let script_at = self.script.get(self.script_cursor).map(|s| s.at_ms);
         let order_at = self.generator.next_at();
-        let agenda_at = self.agenda.peek_at();
+        // Where the next action waits: found once, for the look at its time and for taking it.
+        let agenda_next = self.agenda.front().map(|(front, s)| (front, s.at_ms));
+        let agenda_at = agenda_next.map(|(_, at_ms)| at_ms);
 
         if self.phase == Phase::Running && self.inputs_exhausted() {
             let settle_at = self.settle_at_ms().max(self.now_ms);
@@ -1130,10 +1168,12 @@ impl Simulation {
             (true, _) => Some(self.agenda.take_due(at, pick - 1).ok_or(NO_SUCH_CHOICE)?),
             (false, 0) => {
                 self.advance_clock(at);
-                if self.retry_locked_confirmation() {
+                // Moving the clock on emits the monitor's alerts, which schedule nothing.
+                let front = agenda_next.map(|(front, _)| front);
+                if front.is_some_and(|front| self.retry_locked_confirmation(front)) {
                     return Ok(true);
                 }
-                self.agenda.pop()
+                front.and_then(|front| self.agenda.pop_from(front))
             }
             (false, _) => Some(self.agenda.take_due(at, pick).ok_or(NO_SUCH_CHOICE)?),
         };
@@ -1213,9 +1253,9 @@ impl Simulation {
     /// A next action that is a confirmation which would find its row still locked goes
     /// straight back (what running it would do, without the pop and the push, in the same
     /// order: tested).
-    fn retry_locked_confirmation(&mut self) -> bool {
+    fn retry_locked_confirmation(&mut self, front: Front) -> bool {
         let (world, config, now_ms) = (&self.world, &self.config, self.now_ms);
-        self.agenda.retry_next(world.order_db.release_epoch, |action, still_waits| match *action {
+        self.agenda.retry_next(front, world.order_db.release_epoch, |action, still_waits| match *action {
             Action::Confirm { msg_id } => order_service::confirm_retry_at(world, config, now_ms, msg_id, still_waits),
             _ => None,
         })
@@ -1830,7 +1870,8 @@ mod agenda_tests {
                     retry_at(action)
                 };
                 if let Some(at) = retry_at(&next.action) {
-                    assert!(in_place.retry_next(epoch, in_place_retry_at), "step {step}");
+                    let front = in_place.front().expect("same length").0;
+                    assert!(in_place.retry_next(front, epoch, in_place_retry_at), "step {step}");
                     let Action::Confirm { msg_id } = next.action else { unreachable!("only confirmations retry") };
                     if heard == Some(true) {
                         assert_eq!(retried_at_epoch.get(&msg_id), Some(&epoch), "step {step}");
@@ -1847,7 +1888,8 @@ mod agenda_tests {
                         to_heap += 1;
                     }
                 } else {
-                    assert!(!in_place.retry_next(epoch, in_place_retry_at), "step {step}");
+                    let front = in_place.front().expect("same length").0;
+                    assert!(!in_place.retry_next(front, epoch, in_place_retry_at), "step {step}");
                     let got = in_place.pop().expect("same length");
                     assert_eq!((got.at_ms, got.seq, &got.action), (next.at_ms, next.seq, &next.action));
                     now = now.max(next.at_ms);
