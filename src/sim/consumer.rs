@@ -67,8 +67,12 @@ impl EffectsTable {
 
     /// Applies the effect for a key once more (or for the first time).
     pub fn record(&mut self, biz_key: &BizKey, amount_cents: u64, at_ms: u64) {
-        let first = EffectRecord { count: 1, amount_cents, first_at_ms: at_ms };
-        self.records.upsert(biz_key.clone(), first, |r| r.count += 1);
+        match self.records.get_mut(biz_key) {
+            Some(r) => r.count += 1,
+            None => {
+                self.records.insert(biz_key.clone(), EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
+            }
+        }
     }
 
     /// (biz_key, record) in key order.
@@ -84,8 +88,8 @@ impl EffectsTable {
 
 impl ConsumerState {
     fn record_key(&mut self, biz_key: &BizKey, at_ms: u64) {
-        // A key already there keeps its first time.
-        if self.dedup.upsert(biz_key.clone(), at_ms, |_| {}) {
+        if !self.dedup.contains_key(biz_key) {
+            self.dedup.insert(biz_key.clone(), at_ms);
             remember(&mut self.recent_keys, biz_key);
         }
     }

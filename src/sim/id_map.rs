@@ -503,22 +503,6 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         self.insert_filling(key, value, FILL_CHUNKS)
     }
 
-    /// Changes the key's value by `update`, or inserts `value` if the key is new; true if it
-    /// inserted. A key above every other is new without a search: where keys come in order
-    /// (a consumer's dedup and effects tables) that is the common case, and a lookup that
-    /// misses followed by an insert searched the map twice.
-    pub fn upsert(&mut self, key: K, value: V, update: impl FnOnce(&mut V)) -> bool {
-        let above_all = self.chunks.last().and_then(|c| c.last()).is_none_or(|(last, _)| *last < key);
-        if !above_all {
-            if let Some((chunk, Ok(i))) = self.locate(&key) {
-                change_unshared(&mut self.chunks[chunk], |entries| update(&mut entries[i].1));
-                return false;
-            }
-        }
-        self.insert_filling(key, value, FILL_CHUNKS);
-        true
-    }
-
     /// [`Self::insert`]; `fill`: keep chunks full (see [`FILL_CHUNKS`]).
     fn insert_filling(&mut self, key: K, value: V, fill: bool) -> Option<V> {
         // Appends (the common case: ids in order) go to the last chunk, or a new one.
@@ -773,15 +757,7 @@ mod tests {
         for step in 0..20_000u64 {
             let key = rng.below(3_000);
             match rng.below(10) {
-                0..=4 => assert_eq!(ours.insert_filling(key, step, fill), model.insert(key, step)),
-                5 => {
-                    // Half the time the last key or one above it (upsert's shortcut), else any.
-                    let above = model.keys().next_back().map_or(0, |last| last + rng.below(3));
-                    let key = if rng.below(2) == 0 { above } else { key };
-                    let new = !model.contains_key(&key);
-                    model.entry(key).and_modify(|v| *v += 1).or_insert(step);
-                    assert_eq!(ours.upsert(key, step, |v| *v += 1), new, "step {step}: upsert {key}");
-                }
+                0..=5 => assert_eq!(ours.insert_filling(key, step, fill), model.insert(key, step)),
                 6..=7 => assert_eq!(ours.remove(&key), model.remove(&key)),
                 8 => {
                     let end = key + rng.below(400);
