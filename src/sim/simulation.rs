@@ -1263,18 +1263,23 @@ impl Simulation {
 
     /// Moves time on to `at`, sampling the metrics on the way (the monitor's alerts are
     /// emitted at their sample times; bounded: three metrics a sample).
+    #[inline]
     fn advance_clock(&mut self, at: u64) {
-        if !self.recorder.metrics.sample_due(at) {
-            self.now_ms = self.now_ms.max(at);
-            return;
+        if self.recorder.metrics.sample_due(at) {
+            self.sample_metrics_until(at);
         }
+        self.now_ms = self.now_ms.max(at);
+    }
+
+    /// [`Simulation::advance_clock`] at a metrics sample, out of line: most steps take none.
+    #[inline(never)]
+    fn sample_metrics_until(&mut self, at: u64) {
         let thresholds = AlertThresholds::of(&self.config);
         self.recorder.metrics.sample_until(&self.world, at, &thresholds);
         for (sample_at, alert) in self.recorder.metrics.take_alerts() {
             self.now_ms = self.now_ms.max(sample_at);
             self.ctx().emit(alert);
         }
-        self.now_ms = self.now_ms.max(at);
     }
 
     /// The steps that may come next, for the exhaustive checker (`crate::check`): the next
