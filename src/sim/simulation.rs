@@ -1136,8 +1136,10 @@ impl Simulation {
         let script_at = self.script.get(self.script_cursor).map(|s| s.at_ms);
         let order_at = self.generator.next_at();
         // Where the next action waits: found once, for the look at its time and for taking it.
-        let agenda_next = self.agenda.front().map(|(front, s)| (front, s.at_ms));
-        let agenda_at = agenda_next.map(|(_, at_ms)| at_ms);
+        // Only a confirmation is ever put straight back (`retry_locked_confirmation`).
+        let agenda_next =
+            self.agenda.front().map(|(front, s)| (front, s.at_ms, matches!(s.action, Action::Confirm { .. })));
+        let agenda_at = agenda_next.map(|(_, at_ms, _)| at_ms);
 
         if self.phase == Phase::Running && self.inputs_exhausted() {
             let settle_at = self.settle_at_ms().max(self.now_ms);
@@ -1169,10 +1171,12 @@ impl Simulation {
             (false, 0) => {
                 self.advance_clock(at);
                 // Moving the clock on emits the monitor's alerts, which schedule nothing.
-                let front = agenda_next.map(|(front, _)| front);
-                if front.is_some_and(|front| self.retry_locked_confirmation(front)) {
-                    return Ok(true);
+                if let Some((front, _, true)) = agenda_next {
+                    if self.retry_locked_confirmation(front) {
+                        return Ok(true);
+                    }
                 }
+                let front = agenda_next.map(|(front, _, _)| front);
                 front.and_then(|front| self.agenda.pop_from(front))
             }
             (false, _) => Some(self.agenda.take_due(at, pick).ok_or(NO_SUCH_CHOICE)?),
