@@ -1096,6 +1096,7 @@ impl Simulation {
     /// Counts a step of an unfinished run; false if the run is finished, or is now, at its
     /// event cap. The cap the run started with bounds it: a later `set max_events` may lower
     /// it, never raise it (a link cannot lift the page's limit with an injection).
+    #[inline]
     fn count_step(&mut self) -> bool {
         if self.phase.is_finished() {
             return false;
@@ -1218,6 +1219,11 @@ impl Simulation {
     fn retry_waiting_confirmations(&mut self) {
         // Most steps find no retry waiting: they go on at once (checked again inside).
         if self.phase.is_finished() || !self.agenda.heap.all_retries_wait(self.world.order_db.release_epoch) {
+            return;
+        }
+        // Most that do wait behind another action (the relay's next publish): none may go
+        // (as the batch would find, checked again inside, after working out its bounds).
+        if !matches!(self.agenda.front(), Some((Front::Retries, _))) {
             return;
         }
         // As `count_step`: a step at the event cap finishes the run; a step past the step cap too.
