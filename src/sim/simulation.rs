@@ -205,35 +205,14 @@ struct RetryBatch {
     max: u64,
 }
 
-/// Whether a FIFO's front comes before a heap's top, either of which may be missing (the
-/// agenda's two FIFOs beside their heaps). Greater is earlier: the order is reversed.
-fn fifo_front_first(heap_top: Option<&Scheduled>, fifo_front: Option<&Scheduled>) -> bool {
-    match (heap_top, fifo_front) {
-        (Some(top), Some(front)) => front > top,
-        (None, Some(_)) => true,
-        _ => false,
-    }
-}
-
 impl ActionHeap {
-    /// Whether the least action is the retry FIFO's front (else the heap's top).
+    /// Whether the least action is the retry FIFO's front (else the heap's top). Greater is
+    /// earlier: the order is reversed.
     fn retries_first(&self) -> bool {
-        fifo_front_first(self.heap.peek(), self.retries.front())
-    }
-
-    fn peek(&self) -> Option<&Scheduled> {
-        if self.retries_first() {
-            self.retries.front()
-        } else {
-            self.heap.peek()
-        }
-    }
-
-    fn pop(&mut self) -> Option<Scheduled> {
-        if self.retries_first() {
-            self.pop_retry()
-        } else {
-            self.heap.pop()
+        match (self.heap.peek(), self.retries.front()) {
+            (Some(top), Some(front)) => front > top,
+            (None, Some(_)) => true,
+            _ => false,
         }
     }
 
@@ -412,11 +391,6 @@ impl Agenda {
         }
     }
 
-    /// Whether the next action is the FIFO's front (else the heap's top).
-    fn fifo_first(&self) -> bool {
-        fifo_front_first(self.heap.peek(), self.ack_timeouts.front())
-    }
-
     /// The next action and where it waits: the least (time, insertion) of the three fronts,
     /// found once for a step that looks at it, maybe puts it back, or takes it out.
     fn front<'a>(&'a self) -> Option<(Front, &'a Scheduled)> {
@@ -431,14 +405,20 @@ impl Agenda {
         earlier(earlier(heap, retries), self.ack_timeouts.front().map(|s| (Front::AckTimeouts, s)))
     }
 
-    /// The next action, taken out of `front`, where [`Agenda::front`] found it.
-    fn pop_from(&mut self, front: Front) -> Option<Scheduled> {
+    /// The next action, taken out of `front`, where [`Agenda::front`] found it (without the
+    /// count of non-periodic ones).
+    fn take_front(&mut self, front: Front) -> Option<Scheduled> {
         debug_assert_eq!(self.front().map(|(f, _)| f), Some(front));
-        let s = match front {
+        match front {
             Front::Heap => self.heap.heap.pop(),
             Front::Retries => self.heap.pop_retry(),
             Front::AckTimeouts => self.ack_timeouts.pop_front(),
-        }?;
+        }
+    }
+
+    /// [`Agenda::take_front`], counted.
+    fn pop_from(&mut self, front: Front) -> Option<Scheduled> {
+        let s = self.take_front(front)?;
         if !s.action.is_background() {
             self.non_periodic -= 1;
         }
@@ -450,15 +430,6 @@ impl Agenda {
     fn peek_at(&self) -> Option<u64> {
         let fifo_at = self.ack_timeouts.front().map(|s| s.at_ms);
         self.heap.peek_at().into_iter().chain(fifo_at).min()
-    }
-
-    /// The next action, taken out (without the count of non-periodic ones).
-    fn pop_raw(&mut self) -> Option<Scheduled> {
-        if self.fifo_first() {
-            self.ack_timeouts.pop_front()
-        } else {
-            self.heap.pop()
-        }
     }
 
     fn pop(&mut self) -> Option<Scheduled> {
@@ -514,8 +485,8 @@ impl Agenda {
     fn take_due(&mut self, at: u64, rank: usize) -> Option<Scheduled> {
         let mut before = Vec::new();
         while before.len() < rank && self.peek_at() == Some(at) {
-            let from_fifo = self.fifo_first();
-            before.extend(self.pop_raw().map(|s| (from_fifo, s)));
+            let Some((front, _)) = self.front() else { break };
+            before.extend(self.take_front(front).map(|s| (front == Front::AckTimeouts, s)));
         }
         let taken = if before.len() == rank && self.peek_at() == Some(at) { self.pop() } else { None };
         // Back in reverse, so the FIFO's ones return to its front in their order.
@@ -2011,7 +1982,7 @@ mod step_on_tests {
         for _ in 0..100_000 {
             let h = &sim.agenda.heap;
             let at_epoch = h.back_epoch == sim.world.order_db.release_epoch && h.at_back_epoch == h.retries.len();
-            let front_next = h.retries_first() && !sim.agenda.fifo_first();
+            let front_next = matches!(sim.agenda.front(), Some((Front::Retries, _)));
             let (front, back) = (h.retries.front().map_or(0, |s| s.at_ms), h.retries.back().map_or(0, |s| s.at_ms));
             // Nothing else due for three milliseconds: retries at three times come first.
             let others_at = [h.heap.peek(), sim.agenda.ack_timeouts.front()].into_iter().flatten().map(|s| s.at_ms);
