@@ -141,7 +141,6 @@ impl<V> Default for IdMap<V> {
     }
 }
 
-/// An id's page number and slot.
 /// The (id, value) pairs held in `pages`, in id order.
 fn entries<V>(pages: &[Shared<Page<V>>]) -> impl DoubleEndedIterator<Item = (&u64, &V)> + '_ {
     pages.iter().flat_map(|p| p.slots.iter().flatten()).map(|(k, v)| (k, v))
@@ -154,6 +153,7 @@ fn shared_between<T>(mine: &[Shared<T>], theirs: &[Shared<T>]) -> usize {
     mine.iter().filter(|m| theirs.contains(&(Shared::as_ptr(m) as usize))).count()
 }
 
+/// An id's page number and slot.
 fn page_and_slot(id: u64) -> (u64, usize) {
     (id / PAGE_IDS, (id % PAGE_IDS) as usize)
 }

@@ -517,7 +517,7 @@ impl Metrics {
         }
         // Natively two selections instead of a sort; the page sorts: the selection's code
         // costs its first load 2 KB (the two agree: tested).
-        let windows = if cfg!(target_pointer_width = "64") {
+        let windows = if !cfg!(target_arch = "wasm32") {
             WindowStats::of_reordering(&mut self.interval_windows_ms)
         } else {
             WindowStats::of(&self.interval_windows_ms)

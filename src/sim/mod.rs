@@ -33,12 +33,9 @@ pub mod sql_dump;
 pub mod world;
 
 pub use config::Config;
-
 pub use event::{Event, EventKind};
 pub use scenario::Scenario;
 pub use simulation::{Simulation, Summary};
-#[cfg(not(target_arch = "wasm32"))]
-pub use std::rc::Rc as Shared;
 /// The pointer that clones of the world share their storage through (the maps' chunks and
 /// pages, the page's positions and frames). Natively an `Rc`: a write checks that what it
 /// changes is not shared (`make_mut`), and `Arc`'s check is a locked compare-and-swap;
@@ -46,6 +43,8 @@ pub use std::rc::Rc as Shared;
 /// "The core"), and no world goes to another thread. On wasm32 an `Arc`: the page keeps its
 /// runs and frames in Leptos signals, which take only `Send + Sync` values, and without
 /// threads wasm's atomics are plain loads and stores.
+#[cfg(not(target_arch = "wasm32"))]
+pub use std::rc::Rc as Shared;
 #[cfg(target_arch = "wasm32")]
 pub use std::sync::Arc as Shared;
 pub use world::{Timeline, World};
