@@ -66,30 +66,8 @@ impl World {
     /// without panicking (the checker, not `apply`, judges events).
     pub fn apply(&mut self, event: &Event) {
         let kind = &event.kind;
-        // A relay's SELECT … FOR UPDATE starts waiting: keep what its snapshot sees (the
-        // committed due rows of its shard, in index order), as PostgreSQL goes on from it.
-        if let EventKind::RelayLockWaited { relay_id, .. } = kind {
-            if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_none()) {
-                let as_of_ms = relay.scan_started_at_ms;
-                let due = self.order_db.outbox.scan_due(relay.shard, as_of_ms, relay::SNAPSHOT_ROWS, |_| false);
-                let outbox = &self.order_db.outbox;
-                let held = due.picked.iter().copied().filter(|id| outbox.earlier_step_pending(*id)).collect();
-                let relay = &mut self.relays[*relay_id as usize];
-                relay.snapshot = due.picked;
-                relay.snapshot_at_ms = as_of_ms;
-                relay.snapshot_held = held;
-            }
-        }
-        // A blocked scan that goes on locks the latest version of each snapshot row it
-        // re-checks, also one that no longer matches and is not returned: PostgreSQL keeps
-        // that lock to the end of the transaction (a later waiter waits for this one).
-        if let EventKind::RelayScanned { relay_id, rows_examined, locked: true, .. } = kind {
-            if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_some()) {
-                let examined = relay.snapshot.iter().take(*rows_examined as usize);
-                for id in examined.filter(|id| self.order_db.outbox.get(**id).is_some()) {
-                    self.order_db.row_locks.insert(*id, *relay_id as u64);
-                }
-            }
+        if matches!(kind, EventKind::RelayLockWaited { .. } | EventKind::RelayScanned { locked: true, .. }) {
+            self.note_lock_wait(kind);
         }
         self.order_db.apply(event.at_ms, kind);
         if let Some(relay_id) = relay::relay_of(kind) {
@@ -124,6 +102,37 @@ impl World {
             _ => true,
         };
         self.counters.observe(&self.order_db, &self.consumer, event, first_publish);
+    }
+
+    /// What a relay's scan that waits for row locks keeps (out of line: most events are not
+    /// one, and the big frame this needs slowed every event's apply).
+    #[inline(never)]
+    fn note_lock_wait(&mut self, kind: &EventKind) {
+        // A relay's SELECT … FOR UPDATE starts waiting: keep what its snapshot sees (the
+        // committed due rows of its shard, in index order), as PostgreSQL goes on from it.
+        if let EventKind::RelayLockWaited { relay_id, .. } = kind {
+            if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_none()) {
+                let as_of_ms = relay.scan_started_at_ms;
+                let due = self.order_db.outbox.scan_due(relay.shard, as_of_ms, relay::SNAPSHOT_ROWS, |_| false);
+                let outbox = &self.order_db.outbox;
+                let held = due.picked.iter().copied().filter(|id| outbox.earlier_step_pending(*id)).collect();
+                let relay = &mut self.relays[*relay_id as usize];
+                relay.snapshot = due.picked;
+                relay.snapshot_at_ms = as_of_ms;
+                relay.snapshot_held = held;
+            }
+        }
+        // A blocked scan that goes on locks the latest version of each snapshot row it
+        // re-checks, also one that no longer matches and is not returned: PostgreSQL keeps
+        // that lock to the end of the transaction (a later waiter waits for this one).
+        if let EventKind::RelayScanned { relay_id, rows_examined, locked: true, .. } = kind {
+            if let Some(relay) = self.relays.get(*relay_id as usize).filter(|r| r.waiting_on.is_some()) {
+                let examined = relay.snapshot.iter().take(*rows_examined as usize);
+                for id in examined.filter(|id| self.order_db.outbox.get(**id).is_some()) {
+                    self.order_db.row_locks.insert(*id, *relay_id as u64);
+                }
+            }
+        }
     }
 
     /// The state after the given events, from an empty world.
