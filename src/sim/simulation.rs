@@ -360,14 +360,6 @@ enum Front {
     AckTimeouts,
 }
 
-/// What a step needs to know of the agenda's next action: where it waits, when it is due,
-/// and whether it is a confirmation (the one kind ever put straight back). None: no action.
-type NextAction = Option<(Front, u64, bool)>;
-
-fn next_action(agenda: &Agenda) -> NextAction {
-    agenda.front().map(|(front, s)| (front, s.at_ms, matches!(s.action, Action::Confirm { .. })))
-}
-
 /// Scheduled actions in (time, insertion) order: a deterministic priority queue.
 ///
 /// Ack timeouts, which every delivery schedules and most of which find their message acked,
@@ -1099,12 +1091,6 @@ impl Simulation {
     /// window of 0 ms. A path (`crate::sim::path`) replays with this on the page and in the
     /// checker. An error if there is no such choice (then nothing was run).
     pub fn step_picking(&mut self, pick: usize) -> Result<bool, &'static str> {
-        self.step_picking_next(pick, None)
-    }
-
-    /// [`Simulation::step_picking`], given the agenda's next action if the caller just found
-    /// it (`Some`: `next_action` then, and the agenda has not changed since).
-    fn step_picking_next(&mut self, pick: usize, known_next: Option<NextAction>) -> Result<bool, &'static str> {
         const NO_SUCH_CHOICE: &str = "no such choice here";
         // What is not a choice (finishing, settling) is pick 0 only.
         let only_first = |pick: usize| if pick == 0 { Ok(()) } else { Err(NO_SUCH_CHOICE) };
@@ -1123,7 +1109,8 @@ impl Simulation {
         let order_at = self.generator.next_at();
         // Where the next action waits: found once, for the look at its time and for taking it.
         // Only a confirmation is ever put straight back (`retry_locked_confirmation`).
-        let agenda_next = known_next.unwrap_or_else(|| next_action(&self.agenda));
+        let agenda_next =
+            self.agenda.front().map(|(front, s)| (front, s.at_ms, matches!(s.action, Action::Confirm { .. })));
         let agenda_at = agenda_next.map(|(_, at_ms, _)| at_ms);
 
         if self.phase == Phase::Running && self.inputs_exhausted() {
@@ -1193,30 +1180,27 @@ impl Simulation {
     /// on (the CLI, the benchmarks, the insight worker), not for a path, whose every step is
     /// a choice. The page's player keeps `step`: this loop costs 438 bytes of its first load.
     pub fn step_on(&mut self) -> bool {
-        let known_next = self.retry_waiting_confirmations();
-        self.step_picking_next(0, known_next).unwrap_or(false)
+        self.retry_waiting_confirmations();
+        self.step()
     }
 
     /// The waiting retries of [`Simulation::step_on`]. It stops before anything else a step
     /// would do first or instead: an input due (it goes first at the same time), a metrics
     /// sample due, settling, the time and step caps, and a retry that must look its row up.
-    /// Returns the agenda's next action when it looked at it and changed nothing (the step
-    /// after need not look again).
-    fn retry_waiting_confirmations(&mut self) -> Option<NextAction> {
+    fn retry_waiting_confirmations(&mut self) {
         // Most steps find no retry waiting: they go on at once (checked again inside).
         if self.phase.is_finished() || !self.agenda.heap.all_retries_wait(self.world.order_db.release_epoch) {
-            return None;
+            return;
         }
         // Most that do wait behind another action (the relay's next publish): none may go
         // (as the batch would find, checked again inside, after working out its bounds).
-        let next = next_action(&self.agenda);
-        if !matches!(next, Some((Front::Retries, _, _))) {
-            return Some(next);
+        if !matches!(self.agenda.front(), Some((Front::Retries, _))) {
+            return;
         }
         // As `count_step`: a step at the event cap finishes the run; a step past the step cap too.
         let max_events = self.config.max_events.min(self.initial_config.max_events);
         if self.recorder.next_seq >= max_events {
-            return Some(next);
+            return;
         }
         let steps_left = max_events.saturating_mul(8).saturating_sub(self.steps);
         let inputs_at = [self.script.get(self.script_cursor).map(|s| s.at_ms), self.generator.next_at()];
@@ -1245,7 +1229,6 @@ impl Simulation {
         let (done, last_due_ms) = self.agenda.retry_waiting(batch, still_waits);
         self.steps += done;
         self.now_ms = self.now_ms.max(last_due_ms);
-        (done == 0).then_some(next)
     }
 
     /// A next action that is a confirmation which would find its row still locked goes
