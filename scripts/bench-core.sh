@@ -4,8 +4,8 @@
 #   2. `outbox-sim bench --orders N` natively (profile `native`),
 #   3. the same bench compiled to WebAssembly (wasm32-wasip1, profile `native`) in headless
 #      Chromium (the page's engine) and in Node (scripts/bench-wasm.mjs says why both).
-# Each is run RUNS times (default 3), alternating; prints every run, then the medians and
-# the ratios. Peak memory: RSS for the native and Python runs, the wasm memory's size for wasm.
+# Each is run RUNS times (default 3), alternating, each run starting with the next of them;
+# prints every run, then the medians and the ratios. Peak memory: RSS for the native and Python runs, the wasm memory's size for wasm.
 #
 #   scripts/bench-core.sh [N] [RUNS]        # default N = 1000000, RUNS = 3
 set -euo pipefail
@@ -25,11 +25,20 @@ native="$target/native/outbox-sim"
 wasm="$target/wasm32-wasip1/native/outbox-sim.wasm"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+bench() {
+  case "$1" in
+    py) /usr/bin/time -f 'rss_kb %M' python3 scripts/bench-baseline.py --orders "$orders" --batch "$orders" >"$out/py" 2>&1 ;;
+    native) /usr/bin/time -f 'rss_kb %M' "$native" bench --orders "$orders" >"$out/native" 2>&1 ;;
+    wasm) node scripts/bench-wasm.mjs chromium "$wasm" bench --orders "$orders" >"$out/wasm" 2>&1 ;;
+    node) node scripts/bench-wasm.mjs node "$wasm" bench --orders "$orders" >"$out/node" 2>&1 ;;
+  esac
+}
+# Each run starts with the next of the four (py native wasm node, then native wasm node py, …):
+# the first of a series can run slower on these machines, and no bench should always be it.
+order=(py native wasm node)
 for run in $(seq "$runs"); do
-  /usr/bin/time -f 'rss_kb %M' python3 scripts/bench-baseline.py --orders "$orders" --batch "$orders" >"$out/py" 2>&1
-  /usr/bin/time -f 'rss_kb %M' "$native" bench --orders "$orders" >"$out/native" 2>&1
-  node scripts/bench-wasm.mjs chromium "$wasm" bench --orders "$orders" >"$out/wasm" 2>&1
-  node scripts/bench-wasm.mjs node "$wasm" bench --orders "$orders" >"$out/node" 2>&1
+  first=$(((run - 1) % 4))
+  for i in 0 1 2 3; do bench "${order[$(((first + i) % 4))]}"; done
   py=$(sed -n 's/.* \([0-9]*\) orders\/s$/\1/p' "$out/py")
   py_kb=$(sed -n 's/^rss_kb //p' "$out/py")
   nat=$(sed -n 's/^orders_per_s *//p' "$out/native")
