@@ -537,6 +537,10 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
                 }
             }
             self.len += 1;
+            // The key just added is the one most often asked for next (the checks after
+            // a commit or an effect look it up): the hint finds it with one comparison.
+            let last = self.chunks.len() - 1;
+            self.last_found.set(last, self.chunks[last].len() - 1);
             return None;
         }
         let (chunk, at) = self.locate(&key)?;
