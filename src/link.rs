@@ -415,7 +415,7 @@ fn decode_intervention(item: &str) -> Result<Intervention, String> {
     let after_events = parts.first().and_then(|p| p.parse::<u64>().ok()).ok_or_else(bad)?;
     let command = match parts.get(1..).unwrap_or(&[]) {
         ["o", key, cents, fault] if safe(key) => Command::PlaceOrder(OrderRequest {
-            biz_key: key.to_string(),
+            biz_key: (*key).into(),
             amount_cents: cents.parse().map_err(|_| bad())?,
             fault: match *fault {
                 "0" => None,

@@ -89,7 +89,7 @@ fn random_spec(seed: u64) -> RunSpec {
         for n in 0..r.between(1, 6) {
             let command = match r.below(10) {
                 0 => Command::PlaceOrder(OrderRequest {
-                    biz_key: format!("X{seed}-{n}"),
+                    biz_key: format!("X{seed}-{n}").into(),
                     amount_cents: r.between(1, 100_000),
                     fault: None,
                     crash: false,

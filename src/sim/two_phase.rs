@@ -104,7 +104,7 @@ pub fn start_round(ctx: &mut Ctx<'_>, request: &OrderRequest) {
     let order_id = ctx.world.order_db.next_order_id;
     ctx.emit(EventKind::TwoPcRoundStarted {
         round,
-        biz_key: BizKey::from(request.biz_key.as_str()),
+        biz_key: request.biz_key.clone(),
         amount_cents: request.amount_cents,
         participants,
         order_id,

@@ -500,7 +500,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
         let cents = amount.get_untracked().and_then(|i| parse_money(&i.value())).unwrap_or(1_250);
         let fault = fault.with_untracked(|f| fault_of(f));
         lab.inject(Command::PlaceOrder(OrderRequest {
-            biz_key: next_key(lab),
+            biz_key: next_key(lab).into(),
             amount_cents: cents,
             fault,
             crash: false,
