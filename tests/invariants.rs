@@ -237,8 +237,8 @@ fn check(events: &[EventKind]) -> Vec<ViolationKind> {
     for (i, kind) in events.iter().enumerate() {
         let e = ev(i as u64, kind.clone());
         checker.before(&world, &e);
-        world.apply(&e);
-        checker.after(&world, &e);
+        let found = world.apply(&e);
+        checker.after(&world, &e, found);
     }
     checker.violations.iter().map(|v| v.kind).collect()
 }

@@ -6,7 +6,7 @@ use super::config::Mode;
 use super::event::{BizKey, Event, EventKind};
 use super::id_map::IdMap;
 use super::outbox_table::Status;
-use super::world::World;
+use super::world::{Found, World};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -274,7 +274,9 @@ impl Checker {
     }
 
     /// Postconditions: what must hold once the event is applied.
-    pub fn after(&mut self, world: &World, event: &Event) {
+    /// `found`: what [`World::apply`] returned for this event (what the tables hold for its
+    /// key now).
+    pub fn after(&mut self, world: &World, event: &Event, found: Found) {
         use EventKind::*;
         let db = &world.order_db;
         match &event.kind {
@@ -290,12 +292,15 @@ impl Checker {
                 }
             }
             EffectApplied { biz_key, .. } => {
-                let count = world.consumer.effects.get(biz_key).map_or(0, |e| e.count);
+                let (order, count) = match found {
+                    Found::Effect { order, count } => (order, count),
+                    Found::Nothing => (None, 0),
+                };
                 if count > 1 {
                     let detail = format!("{biz_key} was applied {count} times");
                     self.report(event, ViolationKind::DoubleEffect, detail);
                 }
-                if db.order_id_of(biz_key).is_none() {
+                if order.is_none() {
                     let detail = format!("{biz_key} has an effect but no committed order");
                     self.report(event, ViolationKind::EffectWithoutOrder, detail);
                 }

@@ -2,12 +2,13 @@
 //! derived from the log, so the same log always gives the same numbers.
 
 use super::config::Config;
-use super::consumer::ConsumerState;
 use super::event::{AlertMetric, DeliveryCause, Event, EventKind};
 use super::id_map::SharedMap;
 use super::order_service::OrderDb;
 use super::outbox_table::{Status, RETRY_BUCKETS};
-use super::world::World;
+use super::world::{Found, World};
+#[cfg(not(target_arch = "wasm32"))]
+use super::{change_unshared, Shared};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -73,7 +74,8 @@ impl Counters {
     /// (`World::apply` calls this, so the counters at any step of a log are part of the state
     /// at that step; the counters are the world's too, so they are passed apart, in place).
     /// `first_publish`: no relay had published this message before.
-    pub fn observe(&mut self, order_db: &OrderDb, consumer: &ConsumerState, event: &Event, first_publish: bool) {
+    /// `found`: what the tables hold for the event's key now ([`World::apply`] looked it up).
+    pub fn observe(&mut self, order_db: &OrderDb, event: &Event, first_publish: bool, found: Found) {
         use EventKind::*;
         let c = self;
         match &event.kind {
@@ -118,17 +120,18 @@ impl Counters {
                     c.redeliveries += 1;
                 }
             }
-            EffectApplied { biz_key, .. } => {
+            EffectApplied { .. } => {
                 c.effects_applied += 1;
-                if order_db.order_by_key(biz_key).is_none() {
-                    c.ghost_effects += 1;
-                }
-                let count = consumer.effects.get(biz_key).map(|e| e.count);
-                if count != Some(1) {
-                    c.duplicate_effects += 1;
-                }
-                if count == Some(2) {
-                    c.double_charged_keys += 1;
+                if let Found::Effect { order, count } = found {
+                    if order.is_none() {
+                        c.ghost_effects += 1;
+                    }
+                    if count != 1 {
+                        c.duplicate_effects += 1;
+                    }
+                    if count == 2 {
+                        c.double_charged_keys += 1;
+                    }
                 }
             }
             DuplicateSkipped { .. } => c.duplicates_skipped += 1,
@@ -201,47 +204,76 @@ impl WindowStats {
 /// sorted a copy of itself for every summary (the core-speed issue's memory per order).
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
-    /// Counts by value: a shared-chunk map, not an id map (`IdMap`), since values are not ids handed
-    /// out densely (an id map's page per value far apart from the rest made the page's
-    /// timeline of a 10,000-order run half as large again).
-    counts: SharedMap<u64, u64>,
+    /// Natively, counts of the values below [`DENSE_VALUES`], where nearly all of a run's
+    /// values are, by value (as far as the largest seen): one index, where a shared-chunk
+    /// map's lookup cost about 240 instructions, since values come in no order and its chunks
+    /// split half-empty (0.8 % of the bench's instructions). Shared, so a clone of a
+    /// simulation (the exhaustive checker's) copies a pointer until it adds a value. Not on
+    /// the page: its code cost the first load 265 bytes, over the budget, and the page plays
+    /// short runs.
+    #[cfg(not(target_arch = "wasm32"))]
+    dense: Shared<Vec<u64>>,
+    /// Counts of the other values: a shared-chunk map, not an id map (`IdMap`), since values
+    /// far apart cost an id map a page each (that made the page's timeline of a 10,000-order
+    /// run half as large again).
+    sparse: SharedMap<u64, u64>,
     total: u64,
 }
 
+/// Values below this are counted in the dense part (natively): at most 32 KB.
+#[cfg(not(target_arch = "wasm32"))]
+const DENSE_VALUES: u64 = 4_096;
+
 impl Histogram {
     pub fn add(&mut self, value: u64) {
-        match self.counts.get_mut(&value) {
+        self.total += 1;
+        #[cfg(not(target_arch = "wasm32"))]
+        if value < DENSE_VALUES {
+            let at = value as usize;
+            return change_unshared(&mut self.dense, |counts| {
+                if counts.len() <= at {
+                    counts.resize(at + 1, 0);
+                }
+                counts[at] += 1;
+            });
+        }
+        match self.sparse.get_mut(&value) {
             Some(count) => *count += 1,
             None => {
-                self.counts.insert(value, 1);
+                self.sparse.insert(value, 1);
             }
         }
-        self.total += 1;
     }
 
-    /// The value at nearest rank `percent` (0 when empty), as [`nearest_rank`] on the values.
-    fn at_percent(&self, percent: u64) -> u64 {
-        if self.total == 0 {
-            return 0;
-        }
-        let rank = (percent * self.total).div_ceil(100).clamp(1, self.total);
-        let mut seen = 0;
-        for (value, count) in self.counts.iter() {
-            seen += count;
-            if seen >= rank {
-                return *value;
-            }
-        }
-        0
+    /// (value, count) in value order.
+    fn counts(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        #[cfg(not(target_arch = "wasm32"))]
+        let dense = self.dense.iter().enumerate().filter(|(_, count)| **count > 0);
+        #[cfg(not(target_arch = "wasm32"))]
+        let dense = dense.map(|(value, count)| (value as u64, *count));
+        #[cfg(target_arch = "wasm32")]
+        let dense = std::iter::empty();
+        dense.chain(self.sparse.iter().map(|(value, count)| (*value, *count)))
     }
 
+    /// The count, the values at nearest ranks 50 % and 99 % (as [`nearest_rank`] on the
+    /// values) and the largest: one walk in value order (zeros when empty).
     pub fn stats(&self) -> WindowStats {
-        WindowStats {
-            count: self.total,
-            p50: self.at_percent(50),
-            p99: self.at_percent(99),
-            max: self.counts.keys().next_back().copied().unwrap_or(0),
+        let rank = |percent: u64| (percent * self.total).div_ceil(100).clamp(1, self.total.max(1));
+        let (p50_rank, p99_rank) = (rank(50), rank(99));
+        let mut stats = WindowStats { count: self.total, ..WindowStats::default() };
+        let mut seen = 0;
+        for (value, count) in self.counts() {
+            if seen < p50_rank && seen + count >= p50_rank {
+                stats.p50 = value;
+            }
+            if seen < p99_rank && seen + count >= p99_rank {
+                stats.p99 = value;
+            }
+            seen += count;
+            stats.max = value;
         }
+        stats
     }
 }
 
@@ -428,7 +460,8 @@ impl Metrics {
 
     /// The metrics' part of observing an event (the counters are the world's own:
     /// [`Counters::observe`], applied by `World::apply`).
-    pub fn observe(&mut self, world: &World, event: &Event) {
+    /// `found`: what [`World::apply`] found for the event's key.
+    pub fn observe(&mut self, world: &World, event: &Event, found: Found) {
         use EventKind::*;
         let i = &mut self.interval;
         match &event.kind {
@@ -451,10 +484,8 @@ impl Metrics {
             }
             MessageSentDirectly { .. } | HalfMessageCommitted { .. } => i.publishes += 1,
             PublishFailed { .. } | MessageDead { .. } => i.publish_failures += 1,
-            EffectApplied { biz_key, .. } => {
-                if let (Some(order), Some(1)) =
-                    (world.order_db.order_by_key(biz_key), world.consumer.effects.get(biz_key).map(|e| e.count))
-                {
+            EffectApplied { .. } => {
+                if let Found::Effect { order: Some(order), count: 1 } = found {
                     let window = event.at_ms.saturating_sub(order.created_at_ms);
                     self.windows_ms.add(window);
                     self.interval_windows_ms.push(window);
@@ -595,17 +626,23 @@ mod tests {
         }
     }
 
-    /// A histogram's percentiles are the sorted list's, for any values.
+    /// A histogram's percentiles are the sorted list's, for any values: few or many, below
+    /// the dense limit, above it (far apart), and across it.
     #[test]
     fn a_histogram_gives_the_lists_percentiles() {
         let mut rng = crate::sim::prng::Prng::new(3);
-        for n in [0, 1, 2, 3, 99, 100, 101, 5_000] {
-            let values: Vec<u64> = (0..n).map(|_| rng.below(if n > 100 { 2_000 } else { 5 })).collect();
-            let mut histogram = Histogram::default();
-            for v in &values {
-                histogram.add(*v);
+        // 4,096: the dense part's limit (natively).
+        let ranges = [(0, 5), (0, 2_000), (4_093, 4_099), (4_096, u64::MAX), (0, 9_000)];
+        for (low, high) in ranges {
+            for n in [0, 1, 2, 3, 99, 100, 101, 5_000] {
+                let values: Vec<u64> = (0..n).map(|_| low + rng.below(high - low)).collect();
+                let mut histogram = Histogram::default();
+                for v in &values {
+                    histogram.add(*v);
+                }
+                assert_eq!(histogram.stats(), WindowStats::of(&values), "{n} values in {low}..{high}");
+                assert_eq!(histogram.counts().map(|(_, count)| count).sum::<u64>(), n, "{n} values in {low}..{high}");
             }
-            assert_eq!(histogram.stats(), WindowStats::of(&values), "{n} values");
         }
     }
 

@@ -557,9 +557,9 @@ impl Ctx<'_> {
         let event = Event { seq: r.next_seq, at_ms: self.now_ms, kind };
         r.next_seq += 1;
         r.checker.before(self.world, &event);
-        self.world.apply(&event);
-        r.checker.after(self.world, &event);
-        r.metrics.observe(self.world, &event);
+        let found = self.world.apply(&event);
+        r.checker.after(self.world, &event, found);
+        r.metrics.observe(self.world, &event, found);
         r.last = Some((event.seq, event.at_ms));
         if r.retain {
             r.log.push(event);
@@ -2020,7 +2020,8 @@ mod step_on_tests {
                 sim.recorder.metrics = Metrics::new(front + 1, sim.config.shards);
                 let effect = sim.events().iter().rev().find(|e| matches!(e.kind, EventKind::EffectApplied { .. }));
                 let effect = effect.expect("an effect before the retries").clone();
-                sim.recorder.metrics.observe(&sim.world, &effect);
+                let found = sim.world.found(&effect.kind);
+                sim.recorder.metrics.observe(&sim.world, &effect, found);
             }),
             ("settling due before the front", |sim, front| {
                 sim.generator.remaining = 0;

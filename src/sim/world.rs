@@ -16,6 +16,26 @@ use super::two_phase::TwoPcState;
 /// At most this many relay instances (shards × relays per shard, both bounded by config).
 pub const MAX_RELAYS: usize = 1_024;
 
+/// What the tables hold, right after an event, for the key the event is about: looked up
+/// once by [`World::apply`] for every reader that follows in the same step (the counters,
+/// the checker's postconditions, the metrics). Each looked the key up again itself: six
+/// lookups of an effect's key where two do (the core-speed issue).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Found {
+    /// Nothing looked up (the event's readers need nothing of it).
+    #[default]
+    Nothing,
+    /// `EffectApplied`: the key's committed order (its id and when it was created), if any,
+    /// and how many times the key has taken effect so far (0: no effect recorded).
+    Effect { order: Option<FoundOrder>, count: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoundOrder {
+    pub id: u64,
+    pub created_at_ms: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct World {
     pub order_db: OrderDb,
@@ -62,9 +82,10 @@ impl World {
         self.relays.get(relay_id as usize)
     }
 
-    /// Folds one event into the state. Total: any event, valid or not, is applied
-    /// without panicking (the checker, not `apply`, judges events).
-    pub fn apply(&mut self, event: &Event) {
+    /// Folds one event into the state, and returns what the tables now hold for the key
+    /// it is about ([`Found`]). Total: any event, valid or not, is applied without
+    /// panicking (the checker, not `apply`, judges events).
+    pub fn apply(&mut self, event: &Event) -> Found {
         let kind = &event.kind;
         match kind {
             EventKind::RelayLockWaited { relay_id, .. } => self.keep_wait_snapshot(*relay_id),
@@ -105,7 +126,23 @@ impl World {
             EventKind::MessagePublished { msg_id, .. } => self.published.insert(*msg_id),
             _ => true,
         };
-        self.counters.observe(&self.order_db, &self.consumer, event, first_publish);
+        let found = self.found(kind);
+        self.counters.observe(&self.order_db, event, first_publish, found);
+        found
+    }
+
+    /// What the tables hold for the key of `kind` (see [`Found`]), as they are now.
+    pub fn found(&self, kind: &EventKind) -> Found {
+        match kind {
+            EventKind::EffectApplied { biz_key, .. } => Found::Effect {
+                order: self
+                    .order_db
+                    .order_by_key(biz_key)
+                    .map(|order| FoundOrder { id: order.id, created_at_ms: order.created_at_ms }),
+                count: self.consumer.effects.get(biz_key).map_or(0, |effect| effect.count),
+            },
+            _ => Found::Nothing,
+        }
     }
 
     /// A relay's SELECT … FOR UPDATE starts waiting: keep what its snapshot sees (the
