@@ -649,8 +649,8 @@ fn order_key(n: u64) -> BizKey {
     }
     let start = first.min(text.len() - MIN_DIGITS) - PREFIX.len();
     text[start..start + PREFIX.len()].copy_from_slice(PREFIX);
-    // ASCII only, so always valid UTF-8.
-    BizKey::from(std::str::from_utf8(&text[start..]).unwrap_or_default())
+    // ASCII only, so always a key.
+    BizKey::from_utf8(&text[start..]).unwrap_or_else(|| BizKey::from(""))
 }
 
 /// A key of the hot customer: it always lands on shard 0.
