@@ -158,11 +158,36 @@ impl PartialOrd for Scheduled {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
+
+    // The heap sifts with these: one comparison of two packed numbers each, not an
+    // `Ordering` made and matched (the heap's pops were 5 % of the bench's instructions).
+    fn lt(&self, other: &Self) -> bool {
+        other.packed() < self.packed()
+    }
+
+    fn le(&self, other: &Self) -> bool {
+        other.packed() <= self.packed()
+    }
+
+    fn gt(&self, other: &Self) -> bool {
+        other.packed() > self.packed()
+    }
+
+    fn ge(&self, other: &Self) -> bool {
+        other.packed() >= self.packed()
+    }
+}
+
+impl Scheduled {
+    /// (time, insertion) as one number, ordered as the pair.
+    fn packed(&self) -> u128 {
+        u128::from(self.at_ms) << 64 | u128::from(self.seq)
+    }
 }
 impl Ord for Scheduled {
     /// Reversed: the heap pops the earliest time, then the earliest scheduled.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at_ms, other.seq).cmp(&(self.at_ms, self.seq))
+        other.packed().cmp(&self.packed())
     }
 }
 
