@@ -177,7 +177,7 @@ impl WindowStats {
     pub fn of_reordering(values: &mut [u64]) -> WindowStats {
         let Some(max) = values.iter().copied().max() else { return WindowStats::default() };
         let n = values.len() as u64;
-        let index = |percent: u64| ((percent * n).div_ceil(100).clamp(1, n) - 1) as usize;
+        let index = |percent: u64| (nearest_rank_of(percent, n) - 1) as usize;
         let (p50_at, p99_at) = (index(50), index(99));
         // The values up to p99's place are the smallest p99_at + 1, so p50 (at or before it)
         // is among them.
@@ -259,8 +259,7 @@ impl Histogram {
     /// The count, the values at nearest ranks 50 % and 99 % (as [`nearest_rank`] on the
     /// values) and the largest: one walk in value order (zeros when empty).
     pub fn stats(&self) -> WindowStats {
-        let rank = |percent: u64| (percent * self.total).div_ceil(100).clamp(1, self.total.max(1));
-        let (p50_rank, p99_rank) = (rank(50), rank(99));
+        let (p50_rank, p99_rank) = (nearest_rank_of(50, self.total), nearest_rank_of(99, self.total));
         let mut stats = WindowStats { count: self.total, ..WindowStats::default() };
         let mut seen = 0;
         for (value, count) in self.counts() {
@@ -590,9 +589,13 @@ pub fn nearest_rank(sorted: &[u64], percent: u64) -> u64 {
     if sorted.is_empty() {
         return 0;
     }
-    let n = sorted.len() as u64;
-    let rank = (percent * n).div_ceil(100).clamp(1, n);
-    sorted[(rank - 1) as usize]
+    sorted[(nearest_rank_of(percent, sorted.len() as u64) - 1) as usize]
+}
+
+/// The nearest rank of `percent` among `count` values, from 1 (1 for none: callers with no
+/// values ask nothing of it).
+fn nearest_rank_of(percent: u64, count: u64) -> u64 {
+    (percent * count).div_ceil(100).clamp(1, count.max(1))
 }
 
 #[cfg(test)]
