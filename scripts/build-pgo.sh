@@ -22,7 +22,7 @@ rm -rf "$counts"
 mkdir -p "$counts"
 # Each build in a target directory of its own: its RUSTFLAGS would otherwise rebuild the
 # plain `native` build's dependencies every time.
-CARGO_TARGET_DIR="$target/pgo-generate" RUSTFLAGS="-Cprofile-generate=$counts" \
+CARGO_TARGET_DIR="$target/pgo-generate" RUSTFLAGS="-Cprofile-generate=$counts -Cllvm-args=-inline-threshold=600" \
   cargo build --quiet --profile native --bin outbox-sim
 counting="$target/pgo-generate/native/outbox-sim"
 scenarios=$("$counting" scenarios | awk '{print $1}')
@@ -31,6 +31,6 @@ for id in $scenarios; do
   LLVM_PROFILE_FILE="$counts/%p.profraw" "$counting" run "$id" >/dev/null
 done
 "$profdata" merge -o "$target/pgo.profdata" "$counts"
-CARGO_TARGET_DIR="$target/pgo-use" RUSTFLAGS="-Cprofile-use=$target/pgo.profdata" \
+CARGO_TARGET_DIR="$target/pgo-use" RUSTFLAGS="-Cprofile-use=$target/pgo.profdata -Cllvm-args=-inline-threshold=600" \
   cargo build --quiet --profile native --bin outbox-sim
 echo "$target/pgo-use/native/outbox-sim"
