@@ -276,73 +276,50 @@ impl Checker {
     /// Postconditions: what must hold once the event is applied.
     /// `found`: what [`World::apply`] returned for this event (what the tables hold for its
     /// key now).
-    ///
-    /// A small dispatch, inlined into each event's step, with each kind's checks out of line:
-    /// most events have none, and as one function with every check in it, every event paid
-    /// for saving and restoring what the checks' formatting needs. Natively only: on the page
-    /// these attributes cost 207 B of first load; there the compiler decides, as before.
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub fn after(&mut self, world: &World, event: &Event, found: Found) {
         use EventKind::*;
         let db = &world.order_db;
         match &event.kind {
             OrderCommitted { order_id, msg_id, biz_key, .. } => {
-                self.after_commit(world, event, *order_id, *msg_id, biz_key)
+                let order_ok = db.order_id_of(biz_key) == Some(*order_id);
+                // delete_after_insert: the message is in the log only (and the send log by key).
+                let message_ok = db.outbox.id_of(biz_key) == Some(*msg_id)
+                    || db.logged_only.get(msg_id).is_some_and(|row| row.biz_key == *biz_key);
+                if !order_ok || !message_ok {
+                    let detail =
+                        format!("commit of {biz_key}: order visible = {order_ok}, its message visible = {message_ok}");
+                    self.report(event, ViolationKind::NotAtomic, detail);
+                }
             }
-            EffectApplied { biz_key, .. } => self.after_effect(world, event, found, biz_key),
+            EffectApplied { biz_key, .. } => {
+                let (order, count) = match found {
+                    Found::Effect { order, count } => (order, count),
+                    Found::Nothing => (None, 0),
+                };
+                if count > 1 {
+                    let detail = format!("{biz_key} was applied {count} times");
+                    self.report(event, ViolationKind::DoubleEffect, detail);
+                }
+                if order.is_none() {
+                    let detail = format!("{biz_key} has an effect but no committed order");
+                    self.report(event, ViolationKind::EffectWithoutOrder, detail);
+                }
+                // O(1): only a later step looks up the one before it.
+                if let Some(earlier) = super::order_steps::previous(biz_key.as_bytes()) {
+                    if db.order_id_of(&earlier).is_some() && !world.consumer.effects.contains_key(&earlier) {
+                        let detail = format!("{biz_key} took effect before {earlier}, the step before it");
+                        self.report(event, ViolationKind::OutOfOrderEffect, detail);
+                    }
+                }
+            }
             _ => {}
         }
         // Global, O(1): every visible order has exactly one visible message (in the hot
         // table, in history, or in the log only) and vice versa.
         let messages = db.outbox.len() + db.history.len() + db.logged_only.len();
         if self.outbox_mode && db.orders.len() != messages {
-            self.report_count_mismatch(event, db.orders.len(), messages);
-        }
-    }
-
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    fn report_count_mismatch(&mut self, event: &Event, orders: usize, messages: usize) {
-        let detail = format!("{orders} orders but {messages} messages");
-        self.report(event, ViolationKind::NotAtomic, detail);
-    }
-
-    /// [`Checker::after`] an `OrderCommitted`: the order and its message are both visible.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    fn after_commit(&mut self, world: &World, event: &Event, order_id: u64, msg_id: u64, biz_key: &BizKey) {
-        let db = &world.order_db;
-        let order_ok = db.order_id_of(biz_key) == Some(order_id);
-        // delete_after_insert: the message is in the log only (and the send log by key).
-        let message_ok = db.outbox.id_of(biz_key) == Some(msg_id)
-            || db.logged_only.get(&msg_id).is_some_and(|row| row.biz_key == *biz_key);
-        if !order_ok || !message_ok {
-            let detail = format!("commit of {biz_key}: order visible = {order_ok}, its message visible = {message_ok}");
+            let detail = format!("{} orders but {messages} messages", db.orders.len());
             self.report(event, ViolationKind::NotAtomic, detail);
-        }
-    }
-
-    /// [`Checker::after`] an `EffectApplied`: once, for a committed order, after the step
-    /// before it.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    fn after_effect(&mut self, world: &World, event: &Event, found: Found, biz_key: &BizKey) {
-        let db = &world.order_db;
-        let (order, count) = match found {
-            Found::Effect { order, count } => (order, count),
-            Found::Nothing => (None, 0),
-        };
-        if count > 1 {
-            let detail = format!("{biz_key} was applied {count} times");
-            self.report(event, ViolationKind::DoubleEffect, detail);
-        }
-        if order.is_none() {
-            let detail = format!("{biz_key} has an effect but no committed order");
-            self.report(event, ViolationKind::EffectWithoutOrder, detail);
-        }
-        // O(1): only a later step looks up the one before it.
-        if let Some(earlier) = super::order_steps::previous(biz_key.as_bytes()) {
-            if db.order_id_of(&earlier).is_some() && !world.consumer.effects.contains_key(&earlier) {
-                let detail = format!("{biz_key} took effect before {earlier}, the step before it");
-                self.report(event, ViolationKind::OutOfOrderEffect, detail);
-            }
         }
     }
 

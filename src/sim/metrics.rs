@@ -460,25 +460,36 @@ impl Metrics {
     /// The metrics' part of observing an event (the counters are the world's own:
     /// [`Counters::observe`], applied by `World::apply`).
     /// `found`: what [`World::apply`] found for the event's key.
-    ///
-    /// Natively a small dispatch inlined into the step, with the arms that look something up
-    /// or add to a histogram out of line, as [`super::checker::Checker::after`] (most events
-    /// need none of them).
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub fn observe(&mut self, world: &World, event: &Event, found: Found) {
         use EventKind::*;
         let i = &mut self.interval;
         match &event.kind {
-            TransactionBegan { write_ms, .. } => self.observe_write(*write_ms),
+            TransactionBegan { write_ms, .. } => {
+                self.order_writes_ms.add(*write_ms);
+                i.max_order_write_ms = i.max_order_write_ms.max(*write_ms);
+            }
             RelayScanned { rows_examined, latency_ms, .. } => {
                 i.scans += 1;
                 i.rows_examined += rows_examined;
                 i.max_scan_latency_ms = i.max_scan_latency_ms.max(*latency_ms);
             }
-            MessagePublished { msg_id, .. } => self.observe_publish(world, *msg_id),
+            MessagePublished { msg_id, .. } => {
+                i.publishes += 1;
+                if let Some(n) =
+                    world.order_db.outbox.get(*msg_id).and_then(|row| self.shard_publishes.get_mut(row.shard as usize))
+                {
+                    *n += 1;
+                }
+            }
             MessageSentDirectly { .. } | HalfMessageCommitted { .. } => i.publishes += 1,
             PublishFailed { .. } | MessageDead { .. } => i.publish_failures += 1,
-            EffectApplied { .. } => self.observe_effect(event.at_ms, found),
+            EffectApplied { .. } => {
+                if let Found::Effect { order: Some(order), count: 1 } = found {
+                    let window = event.at_ms.saturating_sub(order.created_at_ms);
+                    self.windows_ms.add(window);
+                    self.interval_windows_ms.push(window);
+                }
+            }
             GapFound { gap, .. } => {
                 if let Some(n) = self.gaps_by_kind.get_mut(*gap as usize) {
                     *n += 1;
@@ -487,34 +498,6 @@ impl Metrics {
             // Strong consistency: the effect commits with the order.
             TwoPcCommitted { .. } => self.windows_ms.add(0),
             _ => {}
-        }
-    }
-
-    /// An order's write: how long it took.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    fn observe_write(&mut self, write_ms: u64) {
-        self.order_writes_ms.add(write_ms);
-        self.interval.max_order_write_ms = self.interval.max_order_write_ms.max(write_ms);
-    }
-
-    /// A publish, counted for the interval and for its row's shard.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    fn observe_publish(&mut self, world: &World, msg_id: u64) {
-        self.interval.publishes += 1;
-        if let Some(n) =
-            world.order_db.outbox.get(msg_id).and_then(|row| self.shard_publishes.get_mut(row.shard as usize))
-        {
-            *n += 1;
-        }
-    }
-
-    /// An effect: its first one closes the order's consistency window.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    fn observe_effect(&mut self, at_ms: u64, found: Found) {
-        if let Found::Effect { order: Some(order), count: 1 } = found {
-            let window = at_ms.saturating_sub(order.created_at_ms);
-            self.windows_ms.add(window);
-            self.interval_windows_ms.push(window);
         }
     }
 
