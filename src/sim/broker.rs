@@ -6,6 +6,7 @@ use super::event::{BizKey, DeliveryCause, EventKind, HalfAnswer, Injection, Payl
 use super::faults::FaultKind;
 use super::id_map::IdMap;
 use super::simulation::{Action, Ctx};
+use super::{slot, Slot};
 
 /// A message the broker holds until it is acked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +83,7 @@ pub struct BrokerState {
     /// Published and not yet acked, by queue offset.
     /// Boxed: a window of offsets, ever further on, so the map's page holds a slot per
     /// offset it has passed, and a snapshot keeps those slots (a pointer each).
-    pub unacked: IdMap<Box<Unacked>>,
+    pub unacked: IdMap<Slot<Unacked>>,
     /// Outstanding delivery id -> queue offset.
     pub outstanding: IdMap<u64>,
     /// A person asked that the next delivery be duplicated.
@@ -121,7 +122,7 @@ impl BrokerState {
                 }
                 self.unacked.insert(
                     *offset,
-                    Box::new(Unacked {
+                    slot(Unacked {
                         msg_id: *msg_id,
                         biz_key: biz_key.clone(),
                         payload: payload.clone(),

@@ -49,6 +49,42 @@ pub use std::rc::Rc as Shared;
 pub use std::sync::Arc as Shared;
 pub use world::{Timeline, World};
 
+/// A large value kept in an id map whose window of ids moves on (the open transactions, the
+/// broker's unacked messages). On the page it is boxed: every snapshot keeps the emptied
+/// slots of the map's last page, a pointer each instead of a value each (see
+/// [`id_map::IdMap`]). Natively it sits in its slot: the box was an allocation and a free for
+/// every order (two of the bench's three per order), and a run played natively keeps its
+/// snapshots only in the tests and the `frames` command (the core-speed issue).
+#[cfg(target_arch = "wasm32")]
+pub type Slot<T> = Box<T>;
+#[cfg(not(target_arch = "wasm32"))]
+pub type Slot<T> = T;
+
+/// `value` in a [`Slot`].
+#[cfg(target_arch = "wasm32")]
+pub fn slot<T>(value: T) -> Slot<T> {
+    Box::new(value)
+}
+
+/// `value` in a [`Slot`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn slot<T>(value: T) -> Slot<T> {
+    value
+}
+
+/// The value out of its [`Slot`].
+#[cfg(target_arch = "wasm32")]
+#[allow(clippy::boxed_local)] // On the page a slot is a box: that is its point (see `Slot`).
+pub fn unslot<T>(slot: Slot<T>) -> T {
+    *slot
+}
+
+/// The value out of its [`Slot`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unslot<T>(slot: Slot<T>) -> T {
+    slot
+}
+
 /// The value behind `this`, copied first if a clone shares it: `Shared::make_mut`, with the
 /// common case (nothing shares it) tested inline natively. std's `make_mut` is not inlined
 /// (its copying path is large), and its call was 4 % of `bench`'s instructions: about 33 a

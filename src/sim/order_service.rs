@@ -11,6 +11,7 @@ use super::id_map::{IdMap, SharedMap};
 use super::outbox_table::{shard_of, OutboxRow, OutboxTable, Status};
 use super::simulation::{Action, Ctx};
 use super::two_phase;
+use super::{slot, unslot, Slot};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +74,7 @@ pub struct OrderDb {
     /// Boxed: one transaction is open at a time, each a new id, so the map's page holds
     /// a slot per id it has passed, and a snapshot keeps those slots (a pointer each, not
     /// the transaction's rows: the page's timeline of a 10,000-order run 11 % smaller).
-    pub open_txs: IdMap<Box<OpenTx>>,
+    pub open_txs: IdMap<Slot<OpenTx>>,
     /// Row locks held by relay transactions: msg_id -> relay.
     pub row_locks: IdMap<u64>,
     /// Counts the releases of row locks and the removals of message rows: the only ways a
@@ -194,7 +195,7 @@ impl OrderDb {
                 self.next_tx_id = self.next_tx_id.max(tx_id + 1);
                 self.open_txs.insert(
                     *tx_id,
-                    Box::new(OpenTx {
+                    slot(OpenTx {
                         tx_id: *tx_id,
                         biz_key: biz_key.clone(),
                         amount_cents: *amount_cents,
@@ -240,7 +241,7 @@ impl OrderDb {
                 // delete_after_insert: the commit says the transaction deleted its row again.
                 let message_deleted = matches!(kind, OrderCommitted { message_deleted: true, .. });
                 if let Some(tx) = self.open_txs.remove(tx_id) {
-                    let OpenTx { order, message, .. } = *tx;
+                    let OpenTx { order, message, .. } = unslot(tx);
                     if let Some(order) = order {
                         self.insert_order(order);
                     }
