@@ -81,8 +81,9 @@ pub struct BrokerState {
     pub next_offset: u64,
     pub next_delivery_id: u64,
     /// Published and not yet acked, by queue offset.
-    /// Boxed: a window of offsets, ever further on, so the map's page holds a slot per
-    /// offset it has passed, and a snapshot keeps those slots (a pointer each).
+    /// In a [`Slot`] (boxed on the page): a window of offsets, ever further on, so the map's
+    /// page holds a slot per offset it has passed, and a snapshot keeps those slots (a
+    /// pointer each).
     pub unacked: IdMap<Slot<Unacked>>,
     /// Outstanding delivery id -> queue offset.
     pub outstanding: IdMap<u64>,

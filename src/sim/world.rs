@@ -53,7 +53,8 @@ impl Parts {
     const CONSUMER: Parts = Parts(4);
     const TWO_PC: Parts = Parts(8);
     const RECONCILER: Parts = Parts(16);
-    const EVERY: Parts = Parts(31);
+    const EVERY: Parts =
+        Parts::ORDER_DB.and(Parts::BROKER).and(Parts::CONSUMER).and(Parts::TWO_PC).and(Parts::RECONCILER);
 
     const fn and(self, other: Parts) -> Parts {
         Parts(self.0 | other.0)
