@@ -171,10 +171,12 @@ impl<V: Clone> IdMap<V> {
     /// another, so the distance from the first page's number is a guess that usually holds
     /// (checked); else a search.
     fn find_page(&self, number: u64) -> Result<usize, usize> {
-        let first = self.pages.first().map_or(0, |p| p.number);
-        let guess = usize::try_from(number.wrapping_sub(first)).ok().filter(|_| number >= first);
-        if let Some(at) = guess.filter(|&at| self.pages.get(at).is_some_and(|p| p.number == number)) {
-            return Ok(at);
+        if let Some(first) = self.pages.first() {
+            // Only a guess, so it may wrap or truncate: the page there must have the number.
+            let at = number.wrapping_sub(first.number) as usize;
+            if self.pages.get(at).is_some_and(|p| p.number == number) {
+                return Ok(at);
+            }
         }
         self.pages.binary_search_by_key(&number, |p| p.number)
     }
