@@ -201,6 +201,41 @@ impl<V: Clone> IdMap<V> {
 
     /// Inserts or replaces; returns the value it replaced.
     pub fn insert(&mut self, id: u64, value: V) -> Option<V> {
+        // Natively, the common case first, ids handed out in order: the slot after the last of
+        // a page nothing shares. Apart from the rest, it is small enough to inline where it is
+        // used, and the rest (a page to make, a slot inside a page, a page to copy) is a call.
+        // Not on the page: this path's copy in each of the page's id maps cost 743 B of first
+        // load; there `put` does the same (it has a test of its own, since natively the map's
+        // tests reach it only for the other cases).
+        #[cfg(not(target_arch = "wasm32"))]
+        let value = match self.append(id, value) {
+            Ok(()) => return None,
+            Err(value) => value,
+        };
+        self.insert_anywhere(id, value)
+    }
+
+    /// [`IdMap::insert`]'s common case natively: `id` goes in the slot after its page's last,
+    /// if its page exists and nothing shares it; else the value comes back.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline]
+    fn append(&mut self, id: u64, value: V) -> Result<(), V> {
+        let (number, slot) = page_and_slot(id);
+        let Ok(at) = self.find_page(number) else { return Err(value) };
+        match Shared::get_mut(&mut self.pages[at]) {
+            Some(page) if page.slots.len() == slot => {
+                page.slots.push(Some((id, value)));
+                page.live += 1;
+                self.len += 1;
+                Ok(())
+            }
+            _ => Err(value),
+        }
+    }
+
+    /// [`IdMap::insert`] anywhere: in a page of its own, made if it is new.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn insert_anywhere(&mut self, id: u64, value: V) -> Option<V> {
         let (number, slot) = page_and_slot(id);
         let at = match self.find_page(number) {
             Ok(at) => at,
@@ -220,19 +255,7 @@ impl<V: Clone> IdMap<V> {
                 at
             }
         };
-        let replaced = change_unshared(&mut self.pages[at], |page| {
-            // The common case, ids handed out in order: the slot after the page's last.
-            // Natively only: this path's copy in each of the page's id maps cost 743 B of
-            // first load; there `put` does the same (it has a test of its own, since
-            // natively the map's tests reach it only for the other cases).
-            #[cfg(not(target_arch = "wasm32"))]
-            if page.slots.len() == slot {
-                page.slots.push(Some((id, value)));
-                page.live += 1;
-                return None;
-            }
-            page.put(slot, id, value)
-        });
+        let replaced = change_unshared(&mut self.pages[at], |page| page.put(slot, id, value));
         self.len += usize::from(replaced.is_none());
         replaced
     }
