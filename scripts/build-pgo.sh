@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The native CLI built with profile-guided optimisation (the core-speed issue; README "The
-# core"): a build that counts its branches runs every scenario once (not the bench: the
+# The native CLI built with profile-guided optimisation (the core-speed issue;
+# docs/core-speed.md): a build that counts its branches runs every scenario once (not the bench: the
 # profile is trained on what the lab plays, so the bench stays a fair test of it), rustc's
 # own llvm-profdata merges the counts, and the `native` profile is built again with them.
 # The code is the same; only how the compiler lays it out and inlines it changes. The bench's

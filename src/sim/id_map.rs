@@ -441,7 +441,7 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
     /// for uniqueness) is known absent at once. `bench --orders 20000`: 696.1 M -> 603.4 M
     /// instructions natively. On the page too since 2026-12-05: the wasm bench in Chromium
     /// about a third faster, for 939 B of first load (paid for by formatting the stage's
-    /// counts without u128; README, "The core").
+    /// counts without u128; docs/core-speed.md).
     fn locate<Q>(&self, key: &Q) -> Option<(usize, Result<usize, usize>)>
     where
         K: Borrow<Q>,

@@ -39,8 +39,8 @@ pub use simulation::{Simulation, Summary};
 /// The pointer that clones of the world share their storage through (the maps' chunks and
 /// pages, the page's positions and frames). Natively an `Rc`: a write checks that what it
 /// changes is not shared (`make_mut`), and `Arc`'s check is a locked compare-and-swap;
-/// `bench --orders 1000000` runs about 5 % faster without it (the core-speed issue; README,
-/// "The core"), and no world goes to another thread. On wasm32 an `Arc`: the page keeps its
+/// `bench --orders 1000000` runs about 5 % faster without it (the core-speed issue;
+/// docs/core-speed.md), and no world goes to another thread. On wasm32 an `Arc`: the page keeps its
 /// runs and frames in Leptos signals, which take only `Send + Sync` values, and without
 /// threads wasm's atomics are plain loads and stores.
 #[cfg(not(target_arch = "wasm32"))]
@@ -88,8 +88,8 @@ pub fn unslot<T>(slot: Slot<T>) -> T {
 /// The value behind `this`, copied first if a clone shares it: `Shared::make_mut`, with the
 /// common case (nothing shares it) tested inline natively. std's `make_mut` is not inlined
 /// (its copying path is large), and its call was 4 % of `bench`'s instructions: about 33 a
-/// order, one per change to a map's chunk or page (the core-speed issue; README, "The
-/// core"). `None` never happens (a value just copied is not shared): it only lets a caller
+/// order, one per change to a map's chunk or page (the core-speed issue;
+/// docs/core-speed.md). `None` never happens (a value just copied is not shared): it only lets a caller
 /// that returns an `Option` use this without a borrow the compiler cannot follow. On wasm32
 /// the one `make_mut` call is kept: the page's first load pays for every inline copy.
 #[inline(always)]
