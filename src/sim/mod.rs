@@ -40,9 +40,9 @@ pub use simulation::{Simulation, Summary};
 /// pages, the page's positions and frames). Natively an `Rc`: a write checks that what it
 /// changes is not shared (`make_mut`), and `Arc`'s check is a locked compare-and-swap;
 /// `bench --orders 1000000` runs about 5 % faster without it (the core-speed issue;
-/// docs/core-speed.md), and no world goes to another thread. On wasm32 an `Arc`: the page keeps its
-/// runs and frames in Leptos signals, which take only `Send + Sync` values, and without
-/// threads wasm's atomics are plain loads and stores.
+/// docs/core-speed.md), and no world goes to another thread. On wasm32 an `Arc`: the page
+/// keeps its runs and frames in Leptos signals, which take only `Send + Sync` values, and
+/// without threads wasm's atomics are plain loads and stores.
 #[cfg(not(target_arch = "wasm32"))]
 pub use std::rc::Rc as Shared;
 #[cfg(target_arch = "wasm32")]
@@ -88,9 +88,9 @@ pub fn unslot<T>(slot: Slot<T>) -> T {
 /// The value behind `this`, copied first if a clone shares it: `Shared::make_mut`, with the
 /// common case (nothing shares it) tested inline natively. std's `make_mut` is not inlined
 /// (its copying path is large), and its call was 4 % of `bench`'s instructions: about 33 a
-/// order, one per change to a map's chunk or page (the core-speed issue;
-/// docs/core-speed.md). `None` never happens (a value just copied is not shared): it only lets a caller
-/// that returns an `Option` use this without a borrow the compiler cannot follow. On wasm32
+/// order, one per change to a map's chunk or page (the core-speed issue; docs/core-speed.md).
+/// `None` never happens (a value just copied is not shared): it only lets a caller that
+/// returns an `Option` use this without a borrow the compiler cannot follow. On wasm32
 /// the one `make_mut` call is kept: the page's first load pays for every inline copy.
 #[inline(always)]
 pub(crate) fn unshared<T: Clone>(this: &mut Shared<T>) -> Option<&mut T> {
