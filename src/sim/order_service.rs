@@ -397,8 +397,8 @@ impl OrderDb {
                 self.relay_update(*relay_id, *msg_id, at_ms, None, Some((*retry_count, *next_retry_at_ms)));
             }
             MessageDead { relay_id, msg_id, retry_count, .. } => {
-                let next = self.outbox.get(*msg_id).map_or(0, |r| r.next_retry_at_ms);
-                let next = self.uncommitted.get(msg_id).map_or(next, |r| r.next_retry_at_ms);
+                // The row's next retry as the relay's transaction sees it, kept.
+                let next = self.seen_by_relay(*msg_id).map_or(0, |r| r.next_retry_at_ms);
                 self.relay_update(*relay_id, *msg_id, at_ms, Some(Status::Dead), Some((*retry_count, next)));
             }
             MessageDone { msg_id, .. } => {
