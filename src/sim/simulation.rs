@@ -1207,8 +1207,56 @@ impl Simulation {
     /// on (the CLI, the benchmarks, the insight worker), not for a path, whose every step is
     /// a choice. The page's player keeps `step`: this loop costs 438 bytes of its first load.
     pub fn step_on(&mut self) -> bool {
+        self.step_on_before(u64::MAX)
+    }
+
+    /// [`Simulation::step_on`], then the steps after it that would only run the agenda's
+    /// next action (see [`Simulation::run_due_actions`]) while the log holds fewer than
+    /// `events` events.
+    fn step_on_before(&mut self, events: u64) -> bool {
         self.retry_waiting_confirmations();
-        self.step()
+        if !self.step() {
+            return false;
+        }
+        self.run_due_actions(events);
+        true
+    }
+
+    /// Runs, one after another, the scheduled actions that come next while no step would do
+    /// anything else first or instead, without the step's look at the inputs, the settle
+    /// time, the caps and the metrics sample on each: those cannot change while only actions
+    /// run (an action changes neither the inputs, the config nor the phase), so they are
+    /// looked at once. It stops before: an input or a metrics sample due by then, the time
+    /// cap, settling, the event and step caps (and `events`), a run not `Running`, and a
+    /// confirmation (a step may put that back instead: `retry_locked_confirmation`). The run
+    /// is exactly as many `step` calls would make it (tested with `step_on`).
+    fn run_due_actions(&mut self, events: u64) {
+        if self.phase != Phase::Running {
+            return;
+        }
+        let max_events = self.config.max_events.min(self.initial_config.max_events);
+        let max_steps = max_events.saturating_mul(8);
+        let events = events.min(max_events);
+        let inputs_at = [self.script.get(self.script_cursor).map(|s| s.at_ms), self.generator.next_at()];
+        // As `step_picking`: an input due at the same time goes first, and so does a sample.
+        let due_before_ms =
+            inputs_at.into_iter().flatten().min().unwrap_or(u64::MAX).min(self.recorder.metrics.next_sample_at_ms());
+        let latest_ms = self.config.max_sim_time_ms;
+        // With the inputs used up, a run settles once nothing is due by its settle time.
+        let settle_at = self.inputs_exhausted().then(|| self.settle_at_ms());
+        // Each round takes a step: bounded by the step cap.
+        while self.recorder.next_seq < events && self.steps < max_steps {
+            let Some((front, next)) = self.agenda.front() else { break };
+            let at = next.at_ms;
+            let settles = settle_at.is_some_and(|settle_at| at > settle_at.max(self.now_ms));
+            if at >= due_before_ms || at > latest_ms || settles || matches!(next.action, Action::Confirm { .. }) {
+                break;
+            }
+            let Some(scheduled) = self.agenda.pop_from(front) else { break };
+            self.steps += 1;
+            self.now_ms = self.now_ms.max(at);
+            self.run_action(scheduled.action);
+        }
     }
 
     /// The waiting retries of [`Simulation::step_on`]. It stops before anything else a step
@@ -1442,7 +1490,7 @@ impl Simulation {
     /// Steps until the log holds at least `count` events or the run is finished. A step
     /// can emit several events, so the log may end up a little longer than `count`.
     pub fn run_until_events(&mut self, count: u64) {
-        while self.recorder.next_seq < count && self.step_on() {}
+        while self.recorder.next_seq < count && self.step_on_before(count) {}
     }
 
     /// Does `command` now, at the current simulated time, between two steps: how a person
@@ -1945,34 +1993,52 @@ mod step_on_tests {
         State { steps, now_ms, next_seq, phase, agenda, events: sim.recorder.next_seq }
     }
 
-    /// Steps `one` with `step` and `on` with `step_on` side by side to the end: one
-    /// `step_on`, then `step` until as many steps are taken, and the two must agree on the
-    /// log, clock, agenda (insertion numbers included), phase and step count after each.
-    /// Returns how many retries `step_on` ran before its step.
-    fn lockstep(mut one: Simulation, mut on: Simulation, what: &str) -> u64 {
-        let (mut calls, mut batched) = (0u64, 0);
-        loop {
-            let steps_before = on.steps;
-            let on_goes = on.step_on();
-            let mut one_goes = true;
-            while one.steps < on.steps && one_goes {
-                one_goes = one.step();
+    /// Steps `on` as `step_on` does, part by part (the waiting retries, one step, the due
+    /// actions after it), and `one` with `step` alone until it has taken as many steps, side
+    /// by side to the end: after each part the two must agree on the clock, agenda
+    /// (insertion numbers included), phase, step count and last event, and at the end on
+    /// the log. Returns how many steps the retries took, and how many the due actions.
+    fn lockstep(mut one: Simulation, mut on: Simulation, what: &str) -> (u64, u64) {
+        let (mut calls, mut retried, mut ran) = (0u64, 0, 0);
+        // Steps `one` until it has taken as many steps as `on`; false if its run ended.
+        let catch_up = |one: &mut Simulation, on: &Simulation| {
+            let mut goes = true;
+            while one.steps < on.steps && goes {
+                goes = one.step();
             }
+            goes
+        };
+        let agree = |one: &Simulation, on: &Simulation, calls: u64, part: &str| {
+            assert_eq!(state(on), state(one), "{what}, call {calls}, {part}");
+            assert_eq!(on.events().last(), one.events().last(), "{what}, call {calls}, {part}");
+        };
+        loop {
+            let before = on.steps;
+            on.retry_waiting_confirmations();
+            retried += on.steps - before;
+            // Neither the retries nor the due actions end a run: they stop before what would.
+            assert!(catch_up(&mut one, &on), "{what}, call {calls}: the run ended in the retries");
+            agree(&one, &on, calls, "the retries");
+            let on_goes = on.step();
+            let mut one_goes = catch_up(&mut one, &on);
             if !on_goes && one_goes {
                 one_goes = one.step();
             }
-            batched += (on.steps - steps_before).saturating_sub(1);
             assert_eq!(on_goes, one_goes, "{what}, call {calls}");
-            assert_eq!(state(&on), state(&one), "{what}, call {calls}");
-            assert_eq!(on.events().last(), one.events().last(), "{what}, call {calls}");
-            calls += 1;
+            agree(&one, &on, calls, "the step");
             if !on_goes {
                 break;
             }
+            let before = on.steps;
+            on.run_due_actions(u64::MAX);
+            ran += on.steps - before;
+            assert!(catch_up(&mut one, &on), "{what}, call {calls}: the run ended in the due actions");
+            agree(&one, &on, calls, "the due actions");
+            calls += 1;
             assert!(calls < 10_000_000, "{what}: unbounded");
         }
         assert_eq!(on.events(), one.events(), "{what}");
-        batched
+        (retried, ran)
     }
 
     /// A run of the bench's shape (publishes and retries 10 ms apart, every order in before
@@ -2061,14 +2127,14 @@ mod step_on_tests {
                 change(&mut sim, front);
                 let unchanged = waiting(seed);
                 let events_before = sim.events().len();
-                let (batched, raised_alert) = {
+                let ((batched, _), raised_alert) = {
                     let mut after = sim.clone();
                     after.run_to_end();
                     let raised =
                         after.events()[events_before..].iter().any(|e| matches!(e.kind, EventKind::AlertRaised { .. }));
                     (lockstep(sim.clone(), sim, &format!("seed {seed}: {what}")), raised)
                 };
-                let batched_unchanged = lockstep(unchanged.clone(), unchanged, what);
+                let (batched_unchanged, _) = lockstep(unchanged.clone(), unchanged, what);
                 assert!(batched_unchanged > 0, "seed {seed}: no batch to stop");
                 if what == "none" {
                     assert!(batched > 0, "seed {seed}");
@@ -2118,7 +2184,8 @@ mod step_on_tests {
     /// `step_on` runs the waiting retries that `step` would run one at a time: stepped side
     /// by side (one `step_on`, then `step` until as many steps are taken), both runs have
     /// the same log, clock, agenda (insertion numbers included), phase and step count after
-    /// every call, to the end. The runs hit what stops a batch of retries: relays' batches
+    /// every call, to the end. The runs hit what stops a batch of retries (and the due
+    /// actions after a step): relays' batches
     /// holding rows for long (many retries), inputs at the same millisecond, metrics samples
     /// every few ms, settling, the event and step caps and the time cap mid-wait, and the
     /// latency changed mid-run (a retry out of the FIFO's order).
@@ -2187,14 +2254,54 @@ mod step_on_tests {
             config.preload_rows = config.preload_rows.min(300);
             cases.push((scenario, config));
         }
-        let mut batched = 0;
+        let (mut batched, mut ran) = (0, 0);
         for (case, (scenario, config)) in cases.iter().enumerate() {
             for seed in [1, 7] {
                 let one = Simulation::new(scenario, config.clone(), seed).unwrap();
                 let on = one.clone();
-                batched += lockstep(one, on, &format!("case {case} ({}), seed {seed}", scenario.id));
+                let (retried, due) = lockstep(one, on, &format!("case {case} ({}), seed {seed}", scenario.id));
+                batched += retried;
+                ran += due;
             }
         }
         assert!(batched > 10_000, "only {batched} retries ran in a batch");
+        assert!(ran > 10_000, "only {ran} steps ran as due actions");
+    }
+
+    /// `run_until_events` stops where a loop of `step` with its condition stops (the due
+    /// actions after a step stop at the count too): a link's intervention goes in there.
+    #[test]
+    fn run_until_events_stops_where_steps_do() {
+        let config = Config {
+            order_interval_ms: 10,
+            scan_interval_ms: 1_000,
+            batch_size: 200,
+            publish_latency_ms: 1,
+            settle_after_ms: 0,
+            orders: 300,
+            ..Config::default()
+        };
+        let scenario = Scenario {
+            id: "unit".into(),
+            title_en: String::new(),
+            title_zh: String::new(),
+            config: config.clone(),
+            script: vec![],
+        };
+        for seed in [1, 2] {
+            let start = Simulation::new(&scenario, config.clone(), seed).unwrap();
+            let mut ended_early = 0;
+            for count in [1, 2, 5, 37, 200, 1_001, 2_500, 100_000] {
+                let mut until = start.clone();
+                until.run_until_events(count);
+                let mut stepped = start.clone();
+                while stepped.recorder.next_seq < count && stepped.step() {}
+                assert_eq!(state(&until), state(&stepped), "seed {seed}, {count} events");
+                assert_eq!(until.events(), stepped.events(), "seed {seed}, {count} events");
+                ended_early += u64::from(until.recorder.next_seq < count);
+            }
+            // Every count but the last falls inside the run.
+            assert_eq!(ended_early, 1, "seed {seed}");
+        }
     }
 }
