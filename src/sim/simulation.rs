@@ -1222,14 +1222,16 @@ impl Simulation {
         true
     }
 
-    /// Runs, one after another, the scheduled actions that come next while no step would do
-    /// anything else first or instead, without the step's look at the inputs, the settle
-    /// time, the caps and the metrics sample on each: those cannot change while only actions
-    /// run (an action changes neither the inputs, the config nor the phase), so they are
-    /// looked at once. It stops before: an input or a metrics sample due by then, the time
-    /// cap, settling, the event and step caps (and `events`), a run not `Running`, and a
-    /// confirmation (a step may put that back instead: `retry_locked_confirmation`). The run
-    /// is exactly as many `step` calls would make it (tested with `step_on`).
+    /// Runs, one after another, the steps that come next while each would only take the
+    /// next generated order or the agenda's next action, without the step's whole look on
+    /// each: the script, the metrics sample, the time and event caps cannot change while
+    /// only orders arrive and actions run (neither changes the script, the config nor the
+    /// phase), so they are looked at once. It stops before: a scripted input or a metrics
+    /// sample due by then, the time cap, settling, the event and step caps (and `events`), a
+    /// run not `Running`, and retries that all still wait (the next `step_on` puts them back
+    /// as a batch). A confirmation that would find its row locked goes back as the step puts
+    /// it back (`retry_locked_confirmation`). The run is exactly as many `step` calls would
+    /// make it (tested with `step_on`).
     fn run_due_actions(&mut self, events: u64) {
         if self.phase != Phase::Running {
             return;
@@ -1237,24 +1239,43 @@ impl Simulation {
         let max_events = self.config.max_events.min(self.initial_config.max_events);
         let max_steps = max_events.saturating_mul(8);
         let events = events.min(max_events);
-        let inputs_at = [self.script.get(self.script_cursor).map(|s| s.at_ms), self.generator.next_at()];
-        // As `step_picking`: an input due at the same time goes first, and so does a sample.
-        let due_before_ms =
-            inputs_at.into_iter().flatten().min().unwrap_or(u64::MAX).min(self.recorder.metrics.next_sample_at_ms());
+        // As `step_picking`: a scripted input due at the same time goes first, and so does a
+        // sample.
+        let script_at = self.script.get(self.script_cursor).map_or(u64::MAX, |s| s.at_ms);
+        let due_before_ms = script_at.min(self.recorder.metrics.next_sample_at_ms());
         let latest_ms = self.config.max_sim_time_ms;
-        // With the inputs used up, a run settles once nothing is due by its settle time.
-        let settle_at = self.inputs_exhausted().then(|| self.settle_at_ms());
         // Each round takes a step: bounded by the step cap.
         while self.recorder.next_seq < events && self.steps < max_steps {
-            let Some((front, next)) = self.agenda.front() else { break };
-            let at = next.at_ms;
-            let settles = settle_at.is_some_and(|settle_at| at > settle_at.max(self.now_ms));
-            if at >= due_before_ms || at > latest_ms || settles || matches!(next.action, Action::Confirm { .. }) {
+            let next = self.agenda.front();
+            let agenda_at = next.map(|(_, s)| s.at_ms);
+            // A generated order due first (at the same time as an action, the order first).
+            if let Some(order_at) = self.generator.next_at().filter(|&at| agenda_at.is_none_or(|a| at <= a)) {
+                if order_at >= due_before_ms || order_at > latest_ms {
+                    break;
+                }
+                self.steps += 1;
+                self.now_ms = self.now_ms.max(order_at);
+                let request = self.generator.take(&self.config);
+                self.last_input_at_ms = order_at;
+                order_service::arrive(&mut self.ctx(), request);
+                continue;
+            }
+            let Some((front, next)) = next else { break };
+            let (at, confirms) = (next.at_ms, matches!(next.action, Action::Confirm { .. }));
+            // With the inputs used up, a run settles once nothing is due by its settle time.
+            let settles = self.inputs_exhausted() && at > self.settle_at_ms().max(self.now_ms);
+            // Retries that all still wait go faster as a batch (`retry_waiting_confirmations`).
+            let batch = front == Front::Retries && self.agenda.heap.all_retries_wait(self.world.order_db.release_epoch);
+            if at >= due_before_ms || at > latest_ms || settles || batch {
                 break;
             }
-            let Some(scheduled) = self.agenda.pop_from(front) else { break };
             self.steps += 1;
             self.now_ms = self.now_ms.max(at);
+            // As the step: a confirmation that would find its row still locked goes back.
+            if confirms && self.retry_locked_confirmation(front) {
+                continue;
+            }
+            let Some(scheduled) = self.agenda.pop_from(front) else { break };
             self.run_action(scheduled.action);
         }
     }
