@@ -2280,6 +2280,12 @@ mod step_on_tests {
             for seed in [1, 7] {
                 let one = Simulation::new(scenario, config.clone(), seed).unwrap();
                 let on = one.clone();
+                // `run_to_end` (`step_on` itself) against a loop of `step`, whole.
+                let (mut whole, mut stepped) = (one.clone(), one.clone());
+                whole.run_to_end();
+                while stepped.step() {}
+                assert_eq!(state(&whole), state(&stepped), "case {case}, seed {seed}: run_to_end");
+                assert_eq!(whole.events(), stepped.events(), "case {case}, seed {seed}: run_to_end");
                 let (retried, due) = lockstep(one, on, &format!("case {case} ({}), seed {seed}", scenario.id));
                 batched += retried;
                 ran += due;
