@@ -351,26 +351,13 @@ fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> s
     Ok(())
 }
 
-/// The config a benchmark starts from: a relay that keeps up with 100 orders/s.
-fn bench_config() -> Config {
-    Config {
-        order_interval_ms: 10,
-        scan_interval_ms: 1_000,
-        batch_size: 200,
-        publish_latency_ms: 1,
-        settle_after_ms: 0,
-        max_sim_time_ms: 365 * 24 * 3_600_000,
-        ..Config::default()
-    }
-}
-
 fn bench(args: &[String]) -> Result<(), String> {
     let o = parse_options(args, &["--orders", "--seed", "--set"])?;
     if let Some(extra) = o.positional.first() {
         return Err(format!("unexpected argument '{extra}'"));
     }
     let orders = o.orders.ok_or("bench needs --orders N (a whole number from 1 to 10000000)")?;
-    let mut config = configure(&bench_config(), &o.sets)?;
+    let mut config = configure(&Config::bench(), &o.sets)?;
     let spec = config::spec("orders").ok_or("internal: no 'orders' key")?;
     config.set("orders", &orders).map_err(|e| e.to_string())?;
     if config.orders < 1 {

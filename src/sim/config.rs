@@ -512,6 +512,21 @@ pub fn format_ppm(ppm: u64) -> String {
 }
 
 impl Config {
+    /// The config `outbox-sim bench` starts from: a relay that keeps up with 100 orders/s
+    /// (an order every 10 ms on average, a scan a second of up to 200 rows, 1 ms a publish),
+    /// settling as soon as the last order is in, with a year of simulated time.
+    pub fn bench() -> Config {
+        Config {
+            order_interval_ms: 10,
+            scan_interval_ms: 1_000,
+            batch_size: 200,
+            publish_latency_ms: 1,
+            settle_after_ms: 0,
+            max_sim_time_ms: 365 * DAY_MS,
+            ..Config::default()
+        }
+    }
+
     /// Sets one key from its text form, validating the value. On error the config is unchanged.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         let spec = spec(key).ok_or_else(|| {

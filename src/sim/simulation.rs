@@ -2014,6 +2014,16 @@ mod step_on_tests {
         State { steps, now_ms, next_seq, phase, agenda, events: sim.recorder.next_seq }
     }
 
+    /// The bench's shape (`outbox-sim bench`) for `orders` orders.
+    fn bench_shaped(orders: u64) -> Config {
+        Config { orders, ..Config::bench() }
+    }
+
+    /// A scenario of its own for a test: this config and script.
+    fn plain(config: &Config, script: Vec<ScriptStep>) -> Scenario {
+        Scenario { id: "unit".into(), title_en: String::new(), title_zh: String::new(), config: config.clone(), script }
+    }
+
     /// Steps `on` as `step_on` does, part by part (the waiting retries, one step, the due
     /// actions after it), and `one` with `step` alone until it has taken as many steps, side
     /// by side to the end: after each part the two must agree on the clock, agenda
@@ -2085,14 +2095,7 @@ mod step_on_tests {
                 command: Command::Set { key: "confirm_latency_ms".into(), value: (2 + i % 6).to_string() },
             })
             .collect();
-        let scenario = Scenario {
-            id: "unit".into(),
-            title_en: String::new(),
-            title_zh: String::new(),
-            config: config.clone(),
-            script,
-        };
-        let mut sim = Simulation::new(&scenario, config, seed).unwrap();
+        let mut sim = Simulation::new(&plain(&config, script), config, seed).unwrap();
         for _ in 0..100_000 {
             let h = &sim.agenda.heap;
             let at_epoch = h.back_epoch == sim.world.order_db.release_epoch && h.at_back_epoch == h.retries.len();
@@ -2206,29 +2209,14 @@ mod step_on_tests {
     /// by side (one `step_on`, then `step` until as many steps are taken), both runs have
     /// the same log, clock, agenda (insertion numbers included), phase and step count after
     /// every call, to the end. The runs hit what stops a batch of retries (and the due
-    /// actions after a step): relays' batches
-    /// holding rows for long (many retries), inputs at the same millisecond, metrics samples
-    /// every few ms, settling, the event and step caps and the time cap mid-wait, and the
-    /// latency changed mid-run (a retry out of the FIFO's order).
+    /// actions after a step): relays' batches holding rows for long (many retries), inputs
+    /// at the same millisecond, metrics samples every few ms, settling, the event and step
+    /// caps and the time cap mid-wait, and the latency changed mid-run (a retry out of the
+    /// FIFO's order).
     #[test]
     fn step_on_takes_the_steps_step_takes() {
-        let bench = Config {
-            order_interval_ms: 10,
-            scan_interval_ms: 1_000,
-            batch_size: 200,
-            publish_latency_ms: 1,
-            settle_after_ms: 0,
-            orders: 300,
-            ..Config::default()
-        };
+        let bench = bench_shaped(300);
         let mut cases: Vec<(Scenario, Config)> = Vec::new();
-        let plain = |config: &Config, script: Vec<ScriptStep>| Scenario {
-            id: "unit".into(),
-            title_en: String::new(),
-            title_zh: String::new(),
-            config: config.clone(),
-            script,
-        };
         cases.push((plain(&bench, vec![]), bench.clone()));
         // Samples every few ms, and alerts raised and cleared at sample times.
         let alerts =
@@ -2299,22 +2287,8 @@ mod step_on_tests {
     /// actions after a step stop at the count too): a link's intervention goes in there.
     #[test]
     fn run_until_events_stops_where_steps_do() {
-        let config = Config {
-            order_interval_ms: 10,
-            scan_interval_ms: 1_000,
-            batch_size: 200,
-            publish_latency_ms: 1,
-            settle_after_ms: 0,
-            orders: 300,
-            ..Config::default()
-        };
-        let scenario = Scenario {
-            id: "unit".into(),
-            title_en: String::new(),
-            title_zh: String::new(),
-            config: config.clone(),
-            script: vec![],
-        };
+        let config = bench_shaped(300);
+        let scenario = plain(&config, vec![]);
         for seed in [1, 2] {
             let start = Simulation::new(&scenario, config.clone(), seed).unwrap();
             let mut ended_early = 0;
