@@ -1197,22 +1197,23 @@ impl Simulation {
         Ok(true)
     }
 
-    /// [`Simulation::step`], after first running every step that comes next and would only
-    /// put back a confirmation still waiting for a relay's row lock (found waiting, and no
-    /// lock released nor row removed since: `OrderDb::release_epoch`). Those steps change
-    /// nothing but the agenda, and there are about eighteen per order in a long run: here
-    /// they go one after another in a tight loop, without the step's look at the inputs, the
-    /// clock and the agenda each time. The run is exactly as many `step` calls would make
-    /// it (tested: the same log, agenda, clock and step count). For loops that play a run
-    /// on (the CLI, the benchmarks, the insight worker), not for a path, whose every step is
-    /// a choice. The page's player keeps `step`: this loop costs 438 bytes of its first load.
+    /// [`Simulation::step`], with the steps around it that need no step's whole look:
+    /// first every step that comes next and would only put back a confirmation still
+    /// waiting for a relay's row lock (found waiting, and no lock released nor row removed
+    /// since: `OrderDb::release_epoch`; about eighteen per order in a long run, which change
+    /// nothing but the agenda); after it the steps that would only take the next generated
+    /// order or the agenda's next action ([`Simulation::run_due_actions`]). Both go one
+    /// after another in a tight loop, without the step's look at the inputs, the caps and
+    /// the sample each time. The run is exactly as many `step` calls would make it (tested:
+    /// the same log, agenda, clock and step count). For loops that play a run on (the CLI,
+    /// the benchmarks, the insight worker), not for a path, whose every step is a choice.
+    /// The page's player keeps `step` (the first loop alone would cost 438 B of first load).
     pub fn step_on(&mut self) -> bool {
         self.step_on_before(u64::MAX)
     }
 
-    /// [`Simulation::step_on`], then the steps after it that would only run the agenda's
-    /// next action (see [`Simulation::run_due_actions`]) while the log holds fewer than
-    /// `events` events.
+    /// [`Simulation::step_on`], whose steps after the step go on only while the log holds
+    /// fewer than `events` events (`run_until_events`).
     fn step_on_before(&mut self, events: u64) -> bool {
         self.retry_waiting_confirmations();
         if !self.step() {
@@ -2205,10 +2206,11 @@ mod step_on_tests {
         }
     }
 
-    /// `step_on` runs the waiting retries that `step` would run one at a time: stepped side
-    /// by side (one `step_on`, then `step` until as many steps are taken), both runs have
-    /// the same log, clock, agenda (insertion numbers included), phase and step count after
-    /// every call, to the end. The runs hit what stops a batch of retries (and the due
+    /// `step_on` runs the waiting retries and the due actions that `step` would run one at
+    /// a time: stepped side by side (`step_on` part by part, then `step` until as many steps
+    /// are taken), both runs have the same log, clock, agenda (insertion numbers included),
+    /// phase and step count after every part, to the end; and `run_to_end` ends where a
+    /// loop of `step` does. The runs hit what stops a batch of retries (and the due
     /// actions after a step): relays' batches holding rows for long (many retries), inputs
     /// at the same millisecond, metrics samples every few ms, settling, the event and step
     /// caps and the time cap mid-wait, and the latency changed mid-run (a retry out of the
