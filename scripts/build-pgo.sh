@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The native CLI built with profile-guided optimisation (the core-speed issue;
 # docs/core-speed.md): a build that counts its branches runs every scenario once (not the
-# bench: the profile is trained on what the lab plays, so the bench stays a fair test of it), rustc's
-# own llvm-profdata merges the counts, and the `native` profile is built again with them.
+# bench: the profile is trained on what the lab plays, so the bench stays a fair test of
+# it), rustc's own llvm-profdata merges the counts, and the `native` profile is built again
+# with them.
 # The code is the same; only how the compiler lays it out and inlines it changes. The bench's
 # output is identical either way. Prints the optimised binary's path on its last line.
 #

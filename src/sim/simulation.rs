@@ -1100,11 +1100,28 @@ impl Simulation {
             return false;
         }
         self.steps += 1;
-        let max_events = self.config.max_events.min(self.initial_config.max_events);
-        if self.recorder.next_seq >= max_events || self.steps > max_events.saturating_mul(8) {
+        let (max_events, max_steps) = self.caps();
+        if self.recorder.next_seq >= max_events || self.steps > max_steps {
             return self.finish(Phase::EventLimit);
         }
         true
+    }
+
+    /// The event cap in force (the lower of the run's start and now, see `count_step`) and
+    /// the step cap it sets: eight steps an event, so that steps that emit nothing (a
+    /// confirmation put back, an answered timeout) cannot go on for ever.
+    #[inline]
+    fn caps(&self) -> (u64, u64) {
+        let max_events = self.config.max_events.min(self.initial_config.max_events);
+        (max_events, max_events.saturating_mul(8))
+    }
+
+    /// Takes the next generated order, due at `at_ms`: it arrives at the order service.
+    #[inline]
+    fn take_generated_order(&mut self, at_ms: u64) {
+        let request = self.generator.take(&self.config);
+        self.last_input_at_ms = at_ms;
+        order_service::arrive(&mut self.ctx(), request);
     }
 
     /// Runs the earliest due thing. Returns false once the run is finished.
@@ -1190,9 +1207,7 @@ impl Simulation {
             self.last_input_at_ms = at;
             self.run_command(step.command);
         } else if order_at == Some(at) {
-            let request = self.generator.take(&self.config);
-            self.last_input_at_ms = at;
-            order_service::arrive(&mut self.ctx(), request);
+            self.take_generated_order(at);
         }
         Ok(true)
     }
@@ -1237,8 +1252,7 @@ impl Simulation {
         if self.phase != Phase::Running {
             return;
         }
-        let max_events = self.config.max_events.min(self.initial_config.max_events);
-        let max_steps = max_events.saturating_mul(8);
+        let (max_events, max_steps) = self.caps();
         let events = events.min(max_events);
         // As `step_picking`: a scripted input due at the same time goes first, and so does a
         // sample.
@@ -1256,9 +1270,7 @@ impl Simulation {
                 }
                 self.steps += 1;
                 self.now_ms = self.now_ms.max(order_at);
-                let request = self.generator.take(&self.config);
-                self.last_input_at_ms = order_at;
-                order_service::arrive(&mut self.ctx(), request);
+                self.take_generated_order(order_at);
                 continue;
             }
             let Some((front, next)) = next else { break };
@@ -1295,11 +1307,11 @@ impl Simulation {
             return;
         }
         // As `count_step`: a step at the event cap finishes the run; a step past the step cap too.
-        let max_events = self.config.max_events.min(self.initial_config.max_events);
+        let (max_events, max_steps) = self.caps();
         if self.recorder.next_seq >= max_events {
             return;
         }
-        let steps_left = max_events.saturating_mul(8).saturating_sub(self.steps);
+        let steps_left = max_steps.saturating_sub(self.steps);
         let inputs_at = [self.script.get(self.script_cursor).map(|s| s.at_ms), self.generator.next_at()];
         let before_ms = inputs_at.into_iter().flatten().min().unwrap_or(u64::MAX);
         // As `step_picking`: with the inputs used up, a run settles when nothing is due by then.
