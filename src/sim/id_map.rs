@@ -99,8 +99,11 @@ const PAGE_IDS: u64 = 64;
 /// removal from the front of a chunk moved the rest of it: `bench --orders 20000` ran
 /// 424.0 M instructions (the core-speed issue).
 ///
-/// Ids handed out densely fill pages as a sorted chunk would (the same memory: each slot
-/// keeps its id beside the value, so the map iterates as `(&id, &value)`). Ids far apart
+/// Ids handed out densely fill pages as a sorted chunk would, in less memory: a slot keeps
+/// only its value (the id is the page's number and the slot), so the map iterates as
+/// `(id, &value)`. With the id beside each value, a million-order bench kept every order's
+/// and every message's id twice: 16 bytes an order, 5.5 % of its peak memory (the core-speed
+/// issue; a set of ids, `IdMap<()>`, went from 16 bytes an entry to 1). Ids far apart
 /// (a hand-made log) cost a page each, at most 64 slots. So: not for keys that are values
 /// (a histogram's counts stay in a [`SharedMap`]), and a window of ids that moves on (one
 /// open transaction at a time) boxes a large value: the empty slots it leaves behind in
@@ -119,17 +122,18 @@ struct Page<V> {
     number: u64,
     /// Slots holding an entry.
     live: usize,
-    /// By `id % 64`, as far as the highest slot used.
-    slots: Vec<Option<(u64, V)>>,
+    /// By `id % 64`, as far as the highest slot used. The id is the page's number and the
+    /// slot, so a slot keeps only the value.
+    slots: Vec<Option<V>>,
 }
 
 impl<V> Page<V> {
     /// Puts `(id, value)` into `slot`, growing the page to it; returns the value it replaced.
-    fn put(&mut self, slot: usize, id: u64, value: V) -> Option<V> {
+    fn put(&mut self, slot: usize, value: V) -> Option<V> {
         if self.slots.len() <= slot {
             self.slots.resize_with(slot + 1, || None);
         }
-        let replaced = self.slots[slot].replace((id, value)).map(|(_, value)| value);
+        let replaced = self.slots[slot].replace(value);
         self.live += usize::from(replaced.is_none());
         replaced
     }
@@ -142,8 +146,11 @@ impl<V> Default for IdMap<V> {
 }
 
 /// The (id, value) pairs held in `pages`, in id order.
-fn entries<V>(pages: &[Shared<Page<V>>]) -> impl DoubleEndedIterator<Item = (&u64, &V)> + '_ {
-    pages.iter().flat_map(|p| p.slots.iter().flatten()).map(|(k, v)| (k, v))
+fn entries<V>(pages: &[Shared<Page<V>>]) -> impl DoubleEndedIterator<Item = (u64, &V)> + '_ {
+    pages.iter().flat_map(|p| {
+        let first = p.number * PAGE_IDS;
+        p.slots.iter().enumerate().filter_map(move |(slot, v)| v.as_ref().map(|v| (first + slot as u64, v)))
+    })
 }
 
 /// How many of `mine` are the same allocation as one of `theirs`: the chunks or pages two
@@ -184,7 +191,7 @@ impl<V: Clone> IdMap<V> {
     pub fn get(&self, id: &u64) -> Option<&V> {
         let (number, slot) = page_and_slot(*id);
         let page = &self.pages[self.find_page(number).ok()?];
-        page.slots.get(slot)?.as_ref().map(|(_, value)| value)
+        page.slots.get(slot)?.as_ref()
     }
 
     pub fn contains_key(&self, id: &u64) -> bool {
@@ -196,7 +203,7 @@ impl<V: Clone> IdMap<V> {
         let (number, slot) = page_and_slot(*id);
         let at = self.find_page(number).ok()?;
         self.pages[at].slots.get(slot)?.as_ref()?;
-        unshared(&mut self.pages[at])?.slots[slot].as_mut().map(|(_, value)| value)
+        unshared(&mut self.pages[at])?.slots[slot].as_mut()
     }
 
     /// Inserts or replaces; returns the value it replaced.
@@ -224,7 +231,7 @@ impl<V: Clone> IdMap<V> {
         let Ok(at) = self.find_page(number) else { return Err(value) };
         match Shared::get_mut(&mut self.pages[at]) {
             Some(page) if page.slots.len() == slot => {
-                page.slots.push(Some((id, value)));
+                page.slots.push(Some(value));
                 page.live += 1;
                 self.len += 1;
                 Ok(())
@@ -255,7 +262,7 @@ impl<V: Clone> IdMap<V> {
                 at
             }
         };
-        let replaced = change_unshared(&mut self.pages[at], |page| page.put(slot, id, value));
+        let replaced = change_unshared(&mut self.pages[at], |page| page.put(slot, value));
         self.len += usize::from(replaced.is_none());
         replaced
     }
@@ -265,7 +272,7 @@ impl<V: Clone> IdMap<V> {
         let at = self.find_page(number).ok()?;
         self.pages[at].slots.get(slot)?.as_ref()?;
         let (value, emptied) = change_unshared(&mut self.pages[at], |page| {
-            let (_, value) = page.slots[slot].take()?;
+            let value = page.slots[slot].take()?;
             page.live -= 1;
             Some((value, page.live == 0))
         })?;
@@ -281,13 +288,15 @@ impl<V: Clone> IdMap<V> {
     /// Keeps the entries for which `keep` says yes.
     pub fn retain(&mut self, mut keep: impl FnMut(&u64, &V) -> bool) {
         for page in &mut self.pages {
-            if page.slots.iter().flatten().all(|(k, v)| keep(k, v)) {
+            let first = page.number * PAGE_IDS;
+            let id = |slot: usize| first + slot as u64;
+            if page.slots.iter().enumerate().all(|(n, s)| s.as_ref().is_none_or(|v| keep(&id(n), v))) {
                 continue;
             }
             // Asked again for this page's entries: `keep` is a pure filter here.
             let page = Shared::make_mut(page);
-            for slot in &mut page.slots {
-                if slot.as_ref().is_some_and(|(k, v)| !keep(k, v)) {
+            for (n, slot) in page.slots.iter_mut().enumerate() {
+                if slot.as_ref().is_some_and(|v| !keep(&id(n), v)) {
                     *slot = None;
                     page.live -= 1;
                     self.len -= 1;
@@ -298,11 +307,11 @@ impl<V: Clone> IdMap<V> {
     }
 
     /// (id, value) pairs in id order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u64, &V)> + '_ {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, &V)> + '_ {
         entries(&self.pages)
     }
 
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &u64> + '_ {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = u64> + '_ {
         self.iter().map(|(k, _)| k)
     }
 
@@ -311,7 +320,7 @@ impl<V: Clone> IdMap<V> {
     }
 
     /// The entries whose ids fall in `range`, in id order.
-    pub fn range<R: RangeBounds<u64>>(&self, range: R) -> impl Iterator<Item = (&u64, &V)> + '_ {
+    pub fn range<R: RangeBounds<u64>>(&self, range: R) -> impl Iterator<Item = (u64, &V)> + '_ {
         let start = match range.start_bound() {
             Bound::Unbounded => 0,
             Bound::Included(&start) => start,
@@ -320,12 +329,12 @@ impl<V: Clone> IdMap<V> {
         let past_start = matches!(range.start_bound(), Bound::Excluded(&u64::MAX));
         let end = range.end_bound().cloned();
         let first = self.pages.partition_point(|p| p.number < start / PAGE_IDS);
-        entries(&self.pages[first..]).skip_while(move |(k, _)| **k < start).take_while(move |(k, _)| {
+        entries(&self.pages[first..]).skip_while(move |(k, _)| *k < start).take_while(move |(k, _)| {
             !past_start
                 && match end {
                     Bound::Unbounded => true,
-                    Bound::Included(e) => **k <= e,
-                    Bound::Excluded(e) => **k < e,
+                    Bound::Included(e) => *k <= e,
+                    Bound::Excluded(e) => *k < e,
                 }
         })
     }
@@ -342,7 +351,7 @@ impl<V: Clone> IdMap<V> {
     }
 
     /// The entries from position `index` on, in id order (skips whole pages).
-    pub fn iter_from(&self, index: usize) -> impl Iterator<Item = (&u64, &V)> + '_ {
+    pub fn iter_from(&self, index: usize) -> impl Iterator<Item = (u64, &V)> + '_ {
         let mut skip = index;
         let mut first = self.pages.len();
         for (n, p) in self.pages.iter().enumerate() {
@@ -772,14 +781,14 @@ mod tests {
     #[test]
     fn a_page_puts_an_entry_in_any_slot() {
         let mut page = Page { number: 0, live: 0, slots: Vec::new() };
-        assert_eq!(page.put(0, 0, "a"), None);
-        assert_eq!(page.put(1, 1, "b"), None);
-        assert_eq!(page.put(5, 5, "f"), None);
-        assert_eq!(page.put(3, 3, "d"), None);
-        assert_eq!(page.put(1, 1, "B"), Some("b"));
+        assert_eq!(page.put(0, "a"), None);
+        assert_eq!(page.put(1, "b"), None);
+        assert_eq!(page.put(5, "f"), None);
+        assert_eq!(page.put(3, "d"), None);
+        assert_eq!(page.put(1, "B"), Some("b"));
         assert_eq!(page.live, 4);
-        let held: Vec<_> = page.slots.iter().map(|s| s.map(|(id, v)| (id, v))).collect();
-        assert_eq!(held, [Some((0, "a")), Some((1, "B")), None, Some((3, "d")), None, Some((5, "f"))]);
+        let held: Vec<_> = page.slots.to_vec();
+        assert_eq!(held, [Some("a"), Some("B"), None, Some("d"), None, Some("f")]);
     }
 
     #[test]
@@ -799,7 +808,7 @@ mod tests {
             *v = "I";
         }
         assert!(m.contains_key(&9) && !m.contains_key(&1));
-        assert_eq!(m.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(), vec![(5, "E"), (9, "I")]);
+        assert_eq!(m.iter().map(|(k, v)| (k, *v)).collect::<Vec<_>>(), vec![(5, "E"), (9, "I")]);
     }
 
     /// Random inserts, removes, ranges and retains agree with a BTreeMap, across many chunks.
@@ -889,7 +898,7 @@ mod tests {
                         if matches!((start, end), (Excluded(a), Excluded(b)) if a == b) {
                             continue; // a BTreeMap refuses this range
                         }
-                        let a: Vec<_> = ours.range((start, end)).map(|(k, v)| (*k, *v)).take(50).collect();
+                        let a: Vec<_> = ours.range((start, end)).map(|(k, v)| (k, *v)).take(50).collect();
                         let b: Vec<_> = model.range((start, end)).map(|(k, v)| (*k, *v)).take(50).collect();
                         assert_eq!(a, b, "step {step}: {start:?}..{end:?}");
                     }
@@ -913,15 +922,15 @@ mod tests {
                 model.retain(|k, _| k % 5 != 0);
             }
         }
-        assert!(ours.iter().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
-        assert!(ours.iter().rev().map(|(k, _)| *k).eq(model.keys().rev().copied()));
+        assert!(ours.iter().map(|(k, v)| (k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
+        assert!(ours.iter().rev().map(|(k, _)| k).eq(model.keys().rev().copied()));
         for (n, key) in model.keys().enumerate().step_by(41) {
             assert_eq!(ours.rank(key), Some(n));
-            assert!(ours.iter_from(n).map(|(k, _)| *k).eq(model.keys().skip(n).copied()));
+            assert!(ours.iter_from(n).map(|(k, _)| k).eq(model.keys().skip(n).copied()));
         }
         assert_eq!(ours.iter_from(model.len()).count(), 0);
         for (snapshot, model) in &snapshots {
-            assert!(snapshot.iter().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
+            assert!(snapshot.iter().map(|(k, v)| (k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
         }
         // Emptied, it reads as empty and equals a fresh map, whatever page it kept.
         let ids: Vec<u64> = model.keys().copied().collect();
@@ -984,7 +993,7 @@ mod tests {
                 assert_eq!(ours.rank(&probe), model.keys().position(|&k| k == probe), "rank of {probe}");
             }
         }
-        assert!(ours.iter().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
+        assert!(ours.iter().map(|(k, v)| (k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
         assert!(ours.chunk_count() > 10);
     }
 
@@ -1114,7 +1123,7 @@ mod tests {
         for id in [7, 3, 5] {
             m.insert(id, id);
         }
-        assert!(m.keys().copied().eq([3, 5, 7]));
+        assert!(m.keys().eq([3, 5, 7]));
         assert_eq!(
             m,
             [(3, 3), (5, 5), (7, 7)].into_iter().fold(IdMap::default(), |mut fresh, (k, v)| {

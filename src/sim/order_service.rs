@@ -365,7 +365,7 @@ impl OrderDb {
                 let relay = *relay_id as u64;
                 let commit = matches!(kind, RelayBatchFinished { .. });
                 let mine: Vec<u64> =
-                    self.row_locks.iter().filter(|(_, holder)| **holder == relay).map(|(id, _)| *id).collect();
+                    self.row_locks.iter().filter(|(_, holder)| **holder == relay).map(|(id, _)| id).collect();
                 for id in mine {
                     if let Some(row) = self.uncommitted.remove(&id) {
                         if commit {

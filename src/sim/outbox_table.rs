@@ -244,12 +244,12 @@ impl OutboxTable {
 
     /// The first `limit` PENDING or SENT rows, by id.
     pub fn live_rows(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
-        self.live_ids.keys().take(limit).filter_map(|id| self.rows.get(id))
+        self.live_ids.keys().take(limit).filter_map(|id| self.rows.get(&id))
     }
 
     /// The first `limit` DEAD rows, by id.
     pub fn dead_rows(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
-        self.dead_ids.keys().take(limit).filter_map(|id| self.rows.get(id))
+        self.dead_ids.keys().take(limit).filter_map(|id| self.rows.get(&id))
     }
 
     /// The `limit` rows that became DONE last, most recent first.
