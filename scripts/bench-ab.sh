@@ -2,7 +2,11 @@
 # Two builds of `outbox-sim` side by side (README "The core"): `bench --orders N` with each,
 # ROUNDS rounds, the order within a round alternating (A then B, B then A, …). On these
 # machines the first run of a pair is often the slower, so a fixed order flatters one build
-# by a few percent. Prints every run's wall seconds (as the bench measures it), then for each
+# by a few percent. Each round runs fresh copies of the two files: where the kernel happens to
+# put a binary's code in physical memory moves its wall time by several percent, and it stays
+# put while the file does (six copies of one build measured medians from 1.424 to 1.479 s, and
+# the file they were copied from 1.36-1.43 s), so one copy of each build compares two draws
+# of that luck, not the builds. Prints every run's wall seconds (as the bench measures it), then for each
 # build the median and the minimum over all rounds and over each order, and B/A of the
 # medians.
 #
@@ -24,8 +28,9 @@ case "$rounds" in ''|*[!0-9]*) echo "bench-ab: ROUNDS '$rounds': expected a whol
 case "$orders" in ''|*[!0-9]*) echo "bench-ab: N '$orders': expected a whole number from 1 to 10000000" >&2; exit 2;; esac
 if [ "$rounds" -lt 2 ] || [ "$rounds" -gt 40 ]; then echo "bench-ab: ROUNDS $rounds: allowed 2 to 40" >&2; exit 2; fi
 if [ "$orders" -lt 1 ] || [ "$orders" -gt 10000000 ]; then echo "bench-ab: N $orders: allowed 1 to 10000000" >&2; exit 2; fi
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out="$work/walls"
 wall() {
   local seconds
   seconds=$("$1" bench --orders "$orders" | sed -n 's/^wall_seconds *//p')
@@ -35,8 +40,13 @@ wall() {
 for round in $(seq "$rounds"); do
   if [ $((round % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
   line="round $round:"
+  # Fresh copies (new files, so new page-cache pages for their code), made before the last
+  # round's are removed (so they cannot take those pages back).
+  cp "$a" "$work/a-$round"
+  cp "$b" "$work/b-$round"
+  rm -f "$work/a-$((round - 1))" "$work/b-$((round - 1))"
   for which in $order; do
-    if [ "$which" = A ]; then bin="$a"; else bin="$b"; fi
+    if [ "$which" = A ]; then bin="$work/a-$round"; else bin="$work/b-$round"; fi
     seconds=$(wall "$bin")
     first=$([ "${order%% *}" = "$which" ] && echo first || echo second)
     echo "$which $first $seconds" >>"$out"

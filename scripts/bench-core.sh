@@ -8,6 +8,9 @@
 #      on the scenarios, not on the bench).
 # Each is run RUNS times (default 3), alternating, each run starting with the next of them;
 # prints every run, then the medians and the ratios. Peak memory: RSS for the native and Python runs, the wasm memory's size for wasm.
+# Every run runs fresh copies of the native and PGO binaries: where a binary's code lands in
+# physical memory moves its wall time by several percent and stays while the file does
+# (scripts/bench-ab.sh says more), so the median is over several draws of that luck, not one.
 #
 #   scripts/bench-core.sh [N] [RUNS]        # default N = 1000000, RUNS = 3
 set -euo pipefail
@@ -23,8 +26,8 @@ rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add was
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --quiet --profile native --bin outbox-sim
 cargo build --quiet --profile native --target wasm32-wasip1 --bin outbox-sim
-native="$target/native/outbox-sim"
-pgo=$(scripts/build-pgo.sh | tail -n 1)
+native_built="$target/native/outbox-sim"
+pgo_built=$(scripts/build-pgo.sh | tail -n 1)
 wasm="$target/wasm32-wasip1/native/outbox-sim.wasm"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -42,6 +45,11 @@ bench() {
 # be it.
 order=(py native wasm node pgo)
 for run in $(seq "$runs"); do
+  # Fresh copies, made before the last run's are removed (so they cannot take those pages back).
+  native="$out/native-$run" pgo="$out/pgo-$run"
+  cp "$native_built" "$native"
+  cp "$pgo_built" "$pgo"
+  rm -f "$out/native-$((run - 1))" "$out/pgo-$((run - 1))"
   first=$(((run - 1) % 5))
   for i in 0 1 2 3 4; do bench "${order[$(((first + i) % 5))]}"; done
   py=$(sed -n 's/.* \([0-9]*\) orders\/s$/\1/p' "$out/py")
