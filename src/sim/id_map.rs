@@ -128,7 +128,7 @@ struct Page<V> {
 }
 
 impl<V> Page<V> {
-    /// Puts `(id, value)` into `slot`, growing the page to it; returns the value it replaced.
+    /// Puts `value` into `slot`, growing the page to it; returns the value it replaced.
     fn put(&mut self, slot: usize, value: V) -> Option<V> {
         if self.slots.len() <= slot {
             self.slots.resize_with(slot + 1, || None);
@@ -787,8 +787,7 @@ mod tests {
         assert_eq!(page.put(3, "d"), None);
         assert_eq!(page.put(1, "B"), Some("b"));
         assert_eq!(page.live, 4);
-        let held: Vec<_> = page.slots.to_vec();
-        assert_eq!(held, [Some("a"), Some("B"), None, Some("d"), None, Some("f")]);
+        assert_eq!(page.slots, [Some("a"), Some("B"), None, Some("d"), None, Some("f")]);
     }
 
     #[test]
