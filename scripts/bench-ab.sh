@@ -7,8 +7,8 @@
 # put while the file does (six copies of one build measured medians from 1.424 to 1.479 s, and
 # the file they were copied from 1.36-1.43 s), so one copy of each build compares two draws
 # of that luck, not the builds. Prints every run's wall seconds (as the bench measures it), then for each
-# build the median and the minimum over all rounds and over each order, and B/A of the
-# medians.
+# build the median and the minimum over all rounds and over each order, B/A of the
+# medians, and how far B/A moves when the rounds are resampled.
 #
 #   scripts/bench-ab.sh A_BINARY B_BINARY [ROUNDS] [N]   # default ROUNDS = 6, N = 1000000
 #
@@ -64,3 +64,20 @@ done
 a_median=$(awk '$1 == "A" {print $3}' "$out" | median)
 b_median=$(awk '$1 == "B" {print $3}' "$out" | median)
 echo "B/A of the medians: $(awk "BEGIN {printf \"%.3f\", $b_median / $a_median}")"
+# How far that ratio could move with other rounds: the rounds resampled (with replacement,
+# each round's A and B together, a fixed seed) 2,000 times. An interval that holds 1 says
+# the two builds were not told apart.
+python3 - "$out" <<'PY'
+import random, statistics, sys
+walls = {"A": [], "B": []}
+for line in open(sys.argv[1]):
+    which, _, seconds = line.split()
+    walls[which].append(float(seconds))
+pairs = list(zip(walls["A"], walls["B"]))
+rng = random.Random(46)
+ratios = sorted(
+    statistics.median(b for _, b in draw) / statistics.median(a for a, _ in draw)
+    for draw in ([rng.choice(pairs) for _ in pairs] for _ in range(2000))
+)
+print(f"B/A, 90 % of 2,000 resamples of the rounds: {ratios[100]:.3f} to {ratios[1899]:.3f}")
+PY
