@@ -128,6 +128,11 @@ struct Page<V> {
 }
 
 impl<V> Page<V> {
+    /// The page's (id, value) pairs, in id order.
+    fn entries(&self) -> impl DoubleEndedIterator<Item = (u64, &V)> + '_ {
+        self.slots.iter().enumerate().filter_map(|(slot, v)| v.as_ref().map(|v| (id_of(self.number, slot), v)))
+    }
+
     /// Puts `value` into `slot`, growing the page to it; returns the value it replaced.
     fn put(&mut self, slot: usize, value: V) -> Option<V> {
         if self.slots.len() <= slot {
@@ -147,10 +152,7 @@ impl<V> Default for IdMap<V> {
 
 /// The (id, value) pairs held in `pages`, in id order.
 fn entries<V>(pages: &[Shared<Page<V>>]) -> impl DoubleEndedIterator<Item = (u64, &V)> + '_ {
-    pages.iter().flat_map(|p| {
-        let first = p.number * PAGE_IDS;
-        p.slots.iter().enumerate().filter_map(move |(slot, v)| v.as_ref().map(|v| (first + slot as u64, v)))
-    })
+    pages.iter().flat_map(|p| p.entries())
 }
 
 /// How many of `mine` are the same allocation as one of `theirs`: the chunks or pages two
@@ -163,6 +165,11 @@ fn shared_between<T>(mine: &[Shared<T>], theirs: &[Shared<T>]) -> usize {
 /// An id's page number and slot.
 fn page_and_slot(id: u64) -> (u64, usize) {
     (id / PAGE_IDS, (id % PAGE_IDS) as usize)
+}
+
+/// The id of a page number's slot ([`page_and_slot`] the other way).
+fn id_of(number: u64, slot: usize) -> u64 {
+    number * PAGE_IDS + slot as u64
 }
 
 impl<V: Clone> IdMap<V> {
@@ -288,15 +295,14 @@ impl<V: Clone> IdMap<V> {
     /// Keeps the entries for which `keep` says yes.
     pub fn retain(&mut self, mut keep: impl FnMut(&u64, &V) -> bool) {
         for page in &mut self.pages {
-            let first = page.number * PAGE_IDS;
-            let id = |slot: usize| first + slot as u64;
-            if page.slots.iter().enumerate().all(|(n, s)| s.as_ref().is_none_or(|v| keep(&id(n), v))) {
+            if page.entries().all(|(id, v)| keep(&id, v)) {
                 continue;
             }
             // Asked again for this page's entries: `keep` is a pure filter here.
             let page = Shared::make_mut(page);
+            let number = page.number;
             for (n, slot) in page.slots.iter_mut().enumerate() {
-                if slot.as_ref().is_some_and(|v| !keep(&id(n), v)) {
+                if slot.as_ref().is_some_and(|v| !keep(&id_of(number, n), v)) {
                     *slot = None;
                     page.live -= 1;
                     self.len -= 1;
