@@ -712,7 +712,8 @@ fn shards(req: &mut Request, p: &Params) -> Html {
     s.push(&chart::bars("shard-publishes", title, Unit::Count, &bars, "s1", &Html::new()));
     s.push_lit("<div class=tiles>");
     s.push(&tile(&int(summary.publishes), req.t("发布总数", "publishes in all"), "publishes", summary.publishes));
-    s.push(&tile(&int(st.peaks[st.hot]), req.t("最高积压", "highest backlog"), "peak", st.peaks[st.hot]));
+    let peak = st.peaks.get(st.hot).copied().unwrap_or(0);
+    s.push(&tile(&int(peak), req.t("最高积压", "highest backlog"), "peak", peak));
     let end = st.drained.iter().copied().max().unwrap_or(0);
     s.push(&tile(&duration(end as f64), req.t("全部清空于", "all drained by"), "drained", end));
     s.push_lit("</div>");

@@ -1201,8 +1201,7 @@ impl Simulation {
 
         if let Some(scheduled) = action {
             self.run_action(scheduled.action);
-        } else if script_at == Some(at) {
-            let step = self.script[self.script_cursor].clone();
+        } else if let Some(step) = self.script.get(self.script_cursor).filter(|_| script_at == Some(at)).cloned() {
             self.script_cursor += 1;
             self.last_input_at_ms = at;
             self.run_command(step.command);
