@@ -29,8 +29,8 @@ events=$(sed -n 's/^events  *\([0-9]*\)$/\1/p' "$out/bench")
 (cd "$out" && callgrind_annotate --inclusive=yes --auto=no --threshold=100 cg >inclusive)
 total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$out/inclusive" | tr -d ,)
 # A function's cost is read from its entry that names the binary (the entries without it are
-# code inlined into it, listed again by the file it came from). A name not found (inlined
-# everywhere) prints no line.
+# code inlined into it, listed again by the file it came from). A function inlined into all
+# its callers has no entry of its own: its line says so (its cost is its callers').
 cost() {
   awk -v name="$1" '/ \[[^]]*\]$/ { line = $0; sub(/ \[[^]]*\]$/, "", line); tail = ":" name
     if (substr(line, length(line) - length(tail) + 1) == tail) { gsub(",", "", $1); print $1; exit } }' "$out/inclusive"
@@ -40,7 +40,11 @@ awk -v t="$total" -v o="$orders" -v e="$events" 'BEGIN { printf "per order %.0f,
 echo "inclusive, per order:"
 while IFS='|' read -r name what; do
   n=$(cost "$name")
-  [ -n "$n" ] && awk -v n="$n" -v o="$orders" -v t="$total" -v w="$what" 'BEGIN { printf "  %7.0f  %5.1f %%  %s\n", n / o, n * 100 / t, w }'
+  if [ -n "$n" ]; then
+    awk -v n="$n" -v o="$orders" -v t="$total" -v w="$what" 'BEGIN { printf "  %7.0f  %5.1f %%  %s\n", n / o, n * 100 / t, w }'
+  else
+    echo "        -        -  $what (inlined into its callers)"
+  fi
 done <<'EOF'
 outbox_lab::sim::simulation::Simulation::take_generated_order|an order arrives: its local transaction (4 events)
 outbox_lab::sim::relay::send|a relay publishes a row and marks it SENT (2 events)
