@@ -67,10 +67,10 @@ impl EffectsTable {
 
     /// Applies the effect for a key once more (or for the first time).
     pub fn record(&mut self, biz_key: &BizKey, amount_cents: u64, at_ms: u64) {
-        match self.records.get_mut(biz_key) {
-            Some(r) => r.count += 1,
-            None => {
-                self.records.insert(biz_key.clone(), EffectRecord { count: 1, amount_cents, first_at_ms: at_ms });
+        let first = EffectRecord { count: 1, amount_cents, first_at_ms: at_ms };
+        if self.records.insert_new(biz_key.clone(), first).is_err() {
+            if let Some(r) = self.records.get_mut(biz_key) {
+                r.count += 1;
             }
         }
     }
@@ -88,8 +88,7 @@ impl EffectsTable {
 
 impl ConsumerState {
     fn record_key(&mut self, biz_key: &BizKey, at_ms: u64) {
-        if !self.dedup.contains_key(biz_key) {
-            self.dedup.insert(biz_key.clone(), at_ms);
+        if self.dedup.insert_new(biz_key.clone(), at_ms).is_ok() {
             remember(&mut self.recent_keys, biz_key);
         }
     }

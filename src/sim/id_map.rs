@@ -560,6 +560,22 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         self.insert_filling(key, value, FILL_CHUNKS)
     }
 
+    /// Inserts unless the key is there, as a unique index does; if it is, changes nothing
+    /// and returns the value there. One look for a new key: a unique key is usually checked
+    /// right before it is added (a message row's key, a dedup key, an effect), and with
+    /// `get` and then `insert` every new key was looked up twice.
+    pub fn insert_new(&mut self, key: K, value: V) -> Result<(), &V> {
+        // A key past the last one (keys handed out in order) is new: `insert` appends it.
+        let past_last = self.chunks.last().and_then(|c| c.last()).is_none_or(|(last, _)| *last < key);
+        if !past_last {
+            if let Some((chunk, Ok(i))) = self.locate(&key) {
+                return Err(&self.chunks[chunk][i].1);
+            }
+        }
+        self.insert_filling(key, value, FILL_CHUNKS);
+        Ok(())
+    }
+
     /// [`Self::insert`]; `fill`: keep chunks full (see [`FILL_CHUNKS`]).
     fn insert_filling(&mut self, key: K, value: V, fill: bool) -> Option<V> {
         // Appends (the common case: ids in order) go to the last chunk, or a new one.
@@ -796,6 +812,25 @@ mod tests {
         assert_eq!(page.slots, [Some("a"), Some("B"), None, Some("d"), None, Some("f")]);
     }
 
+    /// `insert_new` on keys in order (each past the last: appended at once), on the last key
+    /// again, and on keys before it: a key there keeps its value and is refused.
+    #[test]
+    fn insert_new_adds_only_keys_not_there() {
+        let mut m: SharedMap<BizKey, u64> = SharedMap::default();
+        for n in 0..200u64 {
+            let key = BizKey::from(format!("ORD-{n:07}"));
+            assert_eq!(m.insert_new(key.clone(), n), Ok(()));
+            assert_eq!(m.insert_new(key, n + 1_000), Err(&n), "the last key again");
+        }
+        assert_eq!(m.insert_new("ORD-0000042".into(), 7), Err(&42), "a key well before the last");
+        assert_eq!(m.insert_new("ORD-0000042a".into(), 7), Ok(()), "a new key between two");
+        assert_eq!(m.insert_new("A001".into(), 8), Ok(()), "a new key before the first");
+        assert_eq!(m.len(), 202);
+        assert_eq!(m.get("ORD-0000042a"), Some(&7));
+        assert_eq!(m.get("ORD-0000199"), Some(&199));
+        assert!(m.keys().zip(m.keys().skip(1)).all(|(a, b)| a < b), "still in key order");
+    }
+
     #[test]
     fn behaves_like_an_ordered_map() {
         let mut m = IdMap::default();
@@ -832,7 +867,13 @@ mod tests {
         for step in 0..20_000u64 {
             let key = rng.below(3_000);
             match rng.below(10) {
-                0..=5 => assert_eq!(ours.insert_filling(key, step, fill), model.insert(key, step)),
+                0..=4 => assert_eq!(ours.insert_filling(key, step, fill), model.insert(key, step)),
+                5 => {
+                    // A unique index's insert: the value there stays, and is returned.
+                    let there = model.get(&key).copied();
+                    model.entry(key).or_insert(step);
+                    assert_eq!(ours.insert_new(key, step).err().copied(), there, "step {step}: {key}");
+                }
                 6..=7 => assert_eq!(ours.remove(&key), model.remove(&key)),
                 8 => {
                     let end = key + rng.below(400);

@@ -370,8 +370,9 @@ impl OutboxTable {
     /// Makes a committed row visible. The caller has checked uniqueness in the same
     /// transaction; a duplicate here is refused (and reported by the checker).
     pub fn insert(&mut self, row: OutboxRow) -> Result<(), DuplicateBizKey> {
-        self.check_unique(&row.biz_key)?;
-        self.by_biz_key.insert(row.biz_key.clone(), row.id);
+        if let Err(&existing_id) = self.by_biz_key.insert_new(row.biz_key.clone(), row.id) {
+            return Err(DuplicateBizKey { existing_id });
+        }
         self.reindex(None, Some(Indexed::of(&row)));
         self.shard_counts[row.shard as usize].rows += 1;
         self.rows.insert(row.id, row);
