@@ -416,11 +416,14 @@ impl OutboxTable {
         skip: &dyn Fn(u64) -> bool,
         hold: &dyn Fn(u64) -> bool,
     ) -> ScanResult {
-        let mut picked = Vec::new();
-        let mut held = Vec::new();
-        let mut rows_examined = 0;
         // The shard's PENDING entries: one part of the index, read in its order.
         let pending = self.by_status_next_retry.get(index_part(shard, Status::Pending));
+        // Room for the most it can pick, at once: grown one push at a time, a batch's list
+        // was reallocated about ten times a scan.
+        let most = usize::try_from(batch).unwrap_or(usize::MAX).min(pending.map_or(0, SharedMap::len));
+        let mut picked = Vec::with_capacity(most);
+        let mut held = Vec::new();
+        let mut rows_examined = 0;
         for (key, _) in pending.into_iter().flat_map(SharedMap::iter) {
             let (next_retry_at_ms, id) = (key.next_retry_at_ms(), key.id());
             if picked.len() as u64 >= batch {
@@ -439,6 +442,9 @@ impl OutboxTable {
                 picked.push(id);
             }
         }
+        // Fewer were due than were PENDING: the list is kept (in the scan's event), so it
+        // keeps no room it does not use (a no-op when it is full, as in a long run).
+        picked.shrink_to_fit();
         ScanResult { picked, rows_examined, held }
     }
 
