@@ -250,7 +250,9 @@ impl Checker {
                 }
                 None
             }
-            EffectApplied { biz_key, recorded_key: true, .. } if world.consumer.dedup.contains_key(biz_key) => {
+            EffectApplied { biz_key, recorded_key: true, .. }
+                if world.consumer.dedup.contains_key_before_insert(biz_key) =>
+            {
                 let detail = format!("dedup table already holds {biz_key}");
                 self.report(event, ViolationKind::DuplicateKey, detail);
                 None

@@ -132,6 +132,12 @@ impl OrderDb {
         self.order_by_biz_key.get(biz_key).copied()
     }
 
+    /// Whether an order holds this key: the unique order number's check before an INSERT
+    /// (see [`SharedMap::contains_key_before_insert`]).
+    pub fn has_order(&self, biz_key: &BizKey) -> bool {
+        self.order_by_biz_key.contains_key_before_insert(biz_key)
+    }
+
     /// What the service published directly for a key (wrong-turn modes, or the reconciler).
     pub fn sent_directly(&self, biz_key: &BizKey) -> Option<SentMessage> {
         let msg_id = *self.sent_msg_id.get(biz_key)?;
@@ -480,7 +486,7 @@ pub fn place_order(ctx: &mut Ctx<'_>, request: &OrderRequest, write_ms: u64, sca
     };
 
     // INSERT INTO orders: the unique order number refuses a second order for the same key.
-    if ctx.world.order_db.order_id_of(&key).is_some() {
+    if ctx.world.order_db.has_order(&key) {
         return rollback(ctx, RollbackCause::DuplicateBizKey);
     }
     let order_id = ctx.world.order_db.next_order_id;
