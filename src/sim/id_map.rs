@@ -583,9 +583,11 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
     }
 
     /// Inserts unless the key is there, as a unique index does; if it is, changes nothing
-    /// and returns the value there. One look for a new key: a unique key is usually checked
-    /// right before it is added (a message row's key, a dedup key, an effect), and with
-    /// `get` and then `insert` every new key was looked up twice.
+    /// and returns the value there. A unique key is usually checked right before it is added
+    /// (a message row's key, a dedup key, an effect), and with `get` and then `insert` every
+    /// new key was looked up twice: a key past the last one (the common case, keys handed
+    /// out in order) is now appended with no lookup; a key among the others is still looked
+    /// up, and again by `insert` to place it (rare here).
     pub fn insert_new(&mut self, key: K, value: V) -> Result<(), &V> {
         // A key past the last one (keys handed out in order) is new: `insert` appends it.
         if !self.is_past_last(&key) {
