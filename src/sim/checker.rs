@@ -251,7 +251,7 @@ impl Checker {
                 None
             }
             EffectApplied { biz_key, recorded_key: true, .. }
-                if world.consumer.dedup.contains_key_before_insert(biz_key) =>
+                if world.consumer.dedup.get_before_insert(biz_key).is_some() =>
             {
                 let detail = format!("dedup table already holds {biz_key}");
                 self.report(event, ViolationKind::DuplicateKey, detail);

@@ -169,7 +169,7 @@ pub fn handle(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) {
 pub fn process(ctx: &mut Ctx<'_>, delivery_id: u64, message: &Unacked) -> Option<BizKey> {
     let biz_key = message.biz_key.clone();
     let msg_id = message.msg_id;
-    let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.contains_key_before_insert(&biz_key);
+    let duplicate = ctx.config.idempotent && ctx.world.consumer.dedup.get_before_insert(&biz_key).is_some();
     // dedup_in_tx=false: the key is checked now but recorded only after the ack.
     let key_later = ctx.config.idempotent && !ctx.config.dedup_in_tx && !duplicate;
     let later_key = key_later.then(|| biz_key.clone());

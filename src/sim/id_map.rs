@@ -543,17 +543,20 @@ impl<K: Ord + Clone + SeekHint, V: Clone> SharedMap<K, V> {
         self.get(key).is_some()
     }
 
-    /// [`Self::contains_key`] for a unique index's check before an insert, where the key is
-    /// usually new: a key past the map's last one is answered at once, before the lookup's
-    /// shortcuts (`locate` first tries the entry found last, which a new key never is). The
-    /// orders' and the outbox's checks of a generated order's key, and the consumer's of a
-    /// dedup key: four an order.
-    pub fn contains_key_before_insert<Q>(&self, key: &Q) -> bool
+    /// [`Self::get`] for a unique index's check before an insert, where the key is usually
+    /// new: a key past the map's last one is answered at once, before the lookup's shortcuts
+    /// (`locate` first tries the entry found last, which a new key never is). The orders' and
+    /// the outbox's checks of a generated order's key, and the consumer's of a dedup key:
+    /// four an order.
+    pub fn get_before_insert<Q>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
         Q: Ord + SeekHint + ?Sized,
     {
-        !self.is_past_last(key) && self.contains_key(key)
+        if self.is_past_last(key) {
+            return None;
+        }
+        self.get(key)
     }
 
     /// Whether `key` sorts after every key in the map (an empty map: yes).
@@ -837,7 +840,7 @@ mod tests {
 
     /// `insert_new` on keys in order (each past the last: appended at once), on the last key
     /// again, and on keys before it: a key there keeps its value and is refused. And
-    /// `contains_key_before_insert` at the ends, between two keys and on an empty map.
+    /// `get_before_insert` at the ends, between two keys and on an empty map.
     #[test]
     fn insert_new_adds_only_keys_not_there() {
         let mut m: SharedMap<BizKey, u64> = SharedMap::default();
@@ -846,11 +849,11 @@ mod tests {
             assert_eq!(m.insert_new(key.clone(), n), Ok(()));
             assert_eq!(m.insert_new(key, n + 1_000), Err(&n), "the last key again");
         }
-        assert!(m.contains_key_before_insert(&BizKey::from("ORD-0000199")), "the last key");
-        assert!(m.contains_key_before_insert(&BizKey::from("ORD-0000000")), "the first key");
-        assert!(!m.contains_key_before_insert(&BizKey::from("ORD-0000200")), "past the last");
-        assert!(!m.contains_key_before_insert(&BizKey::from("ORD-0000042a")), "between two");
-        assert!(!SharedMap::<BizKey, u64>::default().contains_key_before_insert(&BizKey::from("A")), "empty");
+        assert_eq!(m.get_before_insert(&BizKey::from("ORD-0000199")), Some(&199), "the last key");
+        assert_eq!(m.get_before_insert(&BizKey::from("ORD-0000000")), Some(&0), "the first key");
+        assert_eq!(m.get_before_insert(&BizKey::from("ORD-0000200")), None, "past the last");
+        assert_eq!(m.get_before_insert(&BizKey::from("ORD-0000042a")), None, "between two");
+        assert_eq!(SharedMap::<BizKey, u64>::default().get_before_insert(&BizKey::from("A")), None, "empty");
         assert_eq!(m.insert_new("ORD-0000042".into(), 7), Err(&42), "a key well before the last");
         assert_eq!(m.insert_new("ORD-0000042a".into(), 7), Ok(()), "a new key between two");
         assert_eq!(m.insert_new("A001".into(), 8), Ok(()), "a new key before the first");
@@ -931,7 +934,7 @@ mod tests {
             }
             assert_eq!(ours.len(), model.len());
             let probe = key + rng.below(3) * 3_000;
-            assert_eq!(ours.contains_key_before_insert(&probe), model.contains_key(&probe), "step {step}: {probe}");
+            assert_eq!(ours.get_before_insert(&probe), model.get(&probe), "step {step}: {probe}");
         }
         assert!(ours.iter().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
         assert!(ours.chunk_count() > 1);

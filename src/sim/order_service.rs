@@ -133,9 +133,9 @@ impl OrderDb {
     }
 
     /// Whether an order holds this key: the unique order number's check before an INSERT
-    /// (see [`SharedMap::contains_key_before_insert`]).
+    /// (see [`SharedMap::get_before_insert`]).
     pub fn has_order(&self, biz_key: &BizKey) -> bool {
-        self.order_by_biz_key.contains_key_before_insert(biz_key)
+        self.order_by_biz_key.get_before_insert(biz_key).is_some()
     }
 
     /// What the service published directly for a key (wrong-turn modes, or the reconciler).

@@ -304,10 +304,7 @@ impl OutboxTable {
 
     /// Would an insert of this key violate the unique index?
     pub fn check_unique(&self, biz_key: &BizKey) -> Result<(), DuplicateBizKey> {
-        if !self.by_biz_key.contains_key_before_insert(biz_key) {
-            return Ok(());
-        }
-        match self.by_biz_key.get(biz_key) {
+        match self.by_biz_key.get_before_insert(biz_key) {
             Some(&existing_id) => Err(DuplicateBizKey { existing_id }),
             None => Ok(()),
         }

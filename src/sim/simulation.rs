@@ -581,8 +581,8 @@ impl Ctx<'_> {
     /// Natively the event is put together where the actor makes its kind (this part is
     /// inlined), so the kind is written once, into the event: built inside `emit`, an event
     /// copied its kind's 88 bytes once more (callgrind `bench --orders 20000`: 218.30 ->
-    /// 216.37 M instructions). On the page it stays one function of its own, as before
-    /// (inlined into its hundred callers it cost 227 B of first load).
+    /// 216.35 M instructions). On the page it stays one function of its own, as before (the
+    /// first load unchanged).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn emit(&mut self, kind: EventKind) {
