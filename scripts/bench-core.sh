@@ -2,8 +2,9 @@
 # The core's speed, side by side in one run (the core-speed issue; README "The core"):
 #   1. the source's Python logic scaled to N orders (scripts/bench-baseline.py, batch = N),
 #   2. `outbox-sim bench --orders N` natively (profile `native`),
-#   3. the same bench compiled to WebAssembly (wasm32-wasip1, profile `native`) in headless
-#      Chromium (the page's engine) and in Node (scripts/bench-wasm.mjs says why both),
+#   3. the same bench compiled to WebAssembly (wasm32-wasip1, profile `native`, with the same
+#      inlining as native: .cargo/config.toml) in headless Chromium (the page's engine) and
+#      in Node (scripts/bench-wasm.mjs says why both),
 #   4. the native bench built with profile-guided optimisation (scripts/build-pgo.sh: trained
 #      on the scenarios, not on the bench).
 # Each is run RUNS times (default 3), alternating, each run starting with the next of them;
