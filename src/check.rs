@@ -152,7 +152,7 @@ fn path_to(nodes: &[Node], mut id: u32) -> Vec<Step> {
 
 /// Explores every ordering and fault choice of `spec`, breadth-first.
 pub fn check(spec: &Spec) -> Result<Report, String> {
-    let start = start(spec)?.without_log();
+    let start = start(spec)?.headless();
     let mut seen: HashSet<u128> = HashSet::new();
     seen.insert(start.state_key());
     // Node 0 is the start; every other node is a distinct state and the step that found it.

@@ -374,7 +374,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         script: vec![],
     };
     let started = Instant::now();
-    let mut sim = Simulation::new(&scenario, config, o.seed).map_err(|e| e.to_string())?.without_log();
+    let mut sim = Simulation::new(&scenario, config, o.seed).map_err(|e| e.to_string())?.headless();
     sim.run_to_end();
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let s = sim.summary();

@@ -172,8 +172,48 @@ pub struct ShardCounts {
     pub by_status: [u64; 4],
 }
 
+/// Who reads the table's indexes beyond the two every run needs (the unique index on
+/// `biz_key`, the dedup anchor, and the composite index's PENDING entries, which the relay's
+/// scan walks). The page's views read the rest of the composite index, the live and dead
+/// ids and the DONE rows by time; the archive job reads the DONE rows by time. A table keeps
+/// an index only while it has a reader: in a run no page shows (the bench, the exhaustive
+/// checker) the others cost 984 of the core's 10,578 instructions an order (`bench --orders
+/// 20000`, the core-speed issue), and nothing read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexReaders {
+    pub page: bool,
+    pub archive_job: bool,
+}
+
+/// Whether this is the page's build (wasm32 in the browser; the bench's WebAssembly build is
+/// wasm32-wasip1). The page reads every index, so its tables keep them all whatever they are
+/// told: the code that leaves some out, and `done_before`'s search of the rows without its
+/// index, would cost its first load about 320 B, which the budget does not have.
+const PAGE_BUILD: bool = cfg!(all(target_arch = "wasm32", target_os = "unknown"));
+
+impl IndexReaders {
+    /// Every reader: what a table keeps unless told otherwise.
+    pub const ALL: IndexReaders = IndexReaders { page: true, archive_job: true };
+
+    fn keep_page_views(self) -> bool {
+        PAGE_BUILD || self.page
+    }
+
+    fn keep_done_by_time(self) -> bool {
+        self.keep_page_views() || self.archive_job
+    }
+}
+
+impl Default for IndexReaders {
+    fn default() -> Self {
+        IndexReaders::ALL
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutboxTable {
+    /// Whose indexes the table keeps up to date (the others stay empty).
+    readers: IndexReaders,
     rows: IdMap<OutboxRow>,
     by_biz_key: SharedMap<BizKey, u64>,
     /// The composite index, (shard, status, next_retry_at_ms, id), as one map per (shard,
@@ -242,6 +282,17 @@ impl OutboxTable {
         self.pending_by_retry
     }
 
+    /// Keeps only the indexes `readers` read, from now on: the table's indexes are rebuilt from
+    /// its rows (nothing to rebuild at the start of a run, when a run chooses).
+    pub fn keep_indexes_for(&mut self, readers: IndexReaders) {
+        let rows = std::mem::take(&mut self.rows);
+        *self = OutboxTable { readers, ..OutboxTable::default() };
+        for row in rows.values() {
+            // The rows' keys were unique in the table they come from.
+            let _ = self.insert(row.clone());
+        }
+    }
+
     /// The first `limit` PENDING or SENT rows, by id.
     pub fn live_rows(&self, limit: usize) -> impl Iterator<Item = &OutboxRow> {
         self.live_ids.keys().take(limit).filter_map(|id| self.rows.get(&id))
@@ -295,6 +346,16 @@ impl OutboxTable {
 
     /// DONE rows that became DONE at or before `cutoff_ms`, oldest first, at most `limit`.
     pub fn done_before(&self, cutoff_ms: u64, limit: usize) -> Vec<u64> {
+        if !self.readers.keep_done_by_time() {
+            // Without its index (a table told the archive job would not run): every row read.
+            let last = done_key(cutoff_ms, ID_MASK);
+            let mut done: Vec<u64> = (self.rows.values().filter(|row| row.status == Status::Done))
+                .map(|row| done_key(row.updated_at_ms, row.id))
+                .filter(|&key| key <= last)
+                .collect();
+            done.sort_unstable();
+            return done.into_iter().take(limit).map(|key| key & ID_MASK).collect();
+        }
         self.done_by_updated_at
             .range(..=done_key(cutoff_ms, ID_MASK))
             .take(limit)
@@ -319,14 +380,19 @@ impl OutboxTable {
                 self.tally(row, add);
             }
         }
-        let id = old.or(new).map_or(0, |row| row.id);
-        let id_if = |row: Option<Indexed>, member: fn(Status) -> bool| row.filter(|r| member(r.status)).map(|_| id);
-        let live = |s| matches!(s, Status::Pending | Status::Sent);
-        move_id(&mut self.live_ids, id_if(old, live), id_if(new, live));
-        let dead = |s| s == Status::Dead;
-        move_id(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
+        let (page, done_by_time) = (self.readers.keep_page_views(), self.readers.keep_done_by_time());
+        if page {
+            let id = old.or(new).map_or(0, |row| row.id);
+            let id_if = |row: Option<Indexed>, member: fn(Status) -> bool| row.filter(|r| member(r.status)).map(|_| id);
+            let live = |s| matches!(s, Status::Pending | Status::Sent);
+            move_id(&mut self.live_ids, id_if(old, live), id_if(new, live));
+            let dead = |s| s == Status::Dead;
+            move_id(&mut self.dead_ids, id_if(old, dead), id_if(new, dead));
+        }
+        // The scan reads the PENDING entries of the composite index; the page reads them all.
         let index_key = |row: Option<Indexed>| {
-            row.map(|r| (index_part(r.shard, r.status), IndexKey::new(r.shard, r.status, r.next_retry_at_ms, r.id)))
+            row.filter(|r| page || r.status == Status::Pending)
+                .map(|r| (index_part(r.shard, r.status), IndexKey::new(r.shard, r.status, r.next_retry_at_ms, r.id)))
         };
         let (old_key, new_key) = (index_key(old), index_key(new));
         if old_key != new_key {
@@ -339,7 +405,9 @@ impl OutboxTable {
         }
         let done_key =
             |row: Option<Indexed>| row.filter(|r| r.status == Status::Done).map(|r| done_key(r.updated_at_ms, r.id));
-        move_entry(&mut self.done_by_updated_at, done_key(old), done_key(new));
+        if done_by_time {
+            move_entry(&mut self.done_by_updated_at, done_key(old), done_key(new));
+        }
     }
 
     /// One part of the composite index (`index_part`), made if it is new: whole shards at a
@@ -586,6 +654,76 @@ mod tests {
         assert_eq!(t.id_of(&"k3".into()), None);
         assert_eq!(t.done_before(100, 10), vec![1]);
         assert_eq!(t.pending_by_retry()[0], 2);
+    }
+
+    /// A table that keeps only the indexes the core reads answers the core exactly as one that
+    /// keeps them all: the same scans (picked, held, rows examined) and archive batches (from
+    /// its index, or without it from the rows), the same counts, after every change. One
+    /// table also drops its page indexes midway and takes them back later: rebuilt from its
+    /// rows, its page views are again those of the table that always kept them.
+    #[test]
+    fn a_table_keeping_fewer_indexes_answers_the_core_the_same() {
+        let mut rng = crate::sim::prng::Prng::new(11);
+        let mut all = OutboxTable::default();
+        let headless = |archive_job| {
+            let mut t = OutboxTable::default();
+            t.keep_indexes_for(IndexReaders { page: false, archive_job });
+            t
+        };
+        let (mut for_archive, mut for_scans, mut switched) = (headless(true), headless(false), OutboxTable::default());
+        let mut ids = 0..0u64;
+        for step in 0..4_000u64 {
+            if step == 1_000 {
+                switched.keep_indexes_for(IndexReaders { page: false, archive_job: false });
+            }
+            if step == 3_000 {
+                switched.keep_indexes_for(IndexReaders::ALL);
+            }
+            let id = rng.below(ids.end + 1);
+            let (status, retry, next_retry_at_ms) = (
+                [Status::Pending, Status::Sent, Status::Done, Status::Dead][rng.below(4) as usize],
+                rng.below(9),
+                rng.below(5_000),
+            );
+            let change = rng.below(10);
+            for t in [&mut all, &mut for_archive, &mut for_scans, &mut switched] {
+                match change {
+                    0..=2 => {
+                        let new = OutboxRow {
+                            shard: (ids.end % 3) as u32,
+                            ..row(ids.end, &format!("k{}", ids.end), next_retry_at_ms)
+                        };
+                        t.insert(new).unwrap();
+                    }
+                    3 => _ = t.remove(id),
+                    4..=5 => _ = t.update(id, Status::Pending, retry, next_retry_at_ms, step),
+                    _ => _ = t.set_status(id, status, step),
+                }
+            }
+            if change <= 2 {
+                ids.end += 1;
+            }
+            let (now_ms, batch, cutoff_ms) = (rng.below(5_000), 1 + rng.below(40), rng.below(4_000));
+            let skip = |id: u64| id % 7 == 0;
+            for t in [&for_archive, &for_scans, &switched] {
+                for shard in 0..3 {
+                    assert_eq!(
+                        t.scan_due(shard, now_ms, batch, skip),
+                        all.scan_due(shard, now_ms, batch, skip),
+                        "step {step}"
+                    );
+                    assert_eq!(t.shard_counts(shard), all.shard_counts(shard));
+                }
+                assert_eq!(t.done_before(cutoff_ms, 25), all.done_before(cutoff_ms, 25), "step {step}");
+                assert_eq!(Status::ALL.map(|s| t.count(s)), Status::ALL.map(|s| all.count(s)));
+                assert_eq!(t.pending_by_retry(), all.pending_by_retry());
+                assert_eq!(t.len(), all.len());
+            }
+        }
+        let counts = Status::ALL.map(|s| all.count(s));
+        assert!(counts.iter().all(|&n| n > 50), "every status reached: {counts:?}");
+        assert!(for_scans.live_rows(10).next().is_none() && for_scans.recently_done(10).next().is_none());
+        assert_eq!(switched, all, "page indexes taken back: every index as if never dropped");
     }
 
     /// Random status changes, retries and removals move only the index entries they change:

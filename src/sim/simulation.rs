@@ -13,7 +13,7 @@ use super::faults::FaultSource;
 use super::kafka_broker;
 use super::metrics::{AlertThresholds, Counters, Metrics, Series, WindowStats};
 use super::order_service::{self, OrderRequest, PendingOrder};
-use super::outbox_table::{shard_of, Status};
+use super::outbox_table::{shard_of, IndexReaders, Status};
 use super::prng::Prng;
 use super::reconciler;
 use super::relay;
@@ -616,6 +616,12 @@ impl Ctx<'_> {
 /// (the consumer group's first assignment of the partitions).
 const START_ONLY_KEYS: [&str; 4] = ["relay", "broker", "partitions", "group_consumers"];
 
+/// Whether a run with this config at its start runs the archive job (it is scheduled then, or
+/// never).
+fn runs_archive_job(config: &Config) -> bool {
+    config.mode == Mode::Outbox && config.archive_after_ms > 0
+}
+
 fn is_chosen_at_start(key: &str) -> bool {
     START_ONLY_KEYS.contains(&key)
 }
@@ -920,7 +926,7 @@ impl Simulation {
                 agenda.push(first_ms, Action::RelayScan { relay_id });
             }
         }
-        if config.mode == Mode::Outbox && config.archive_after_ms > 0 {
+        if runs_archive_job(&config) {
             agenda.push(config.archive_interval_ms, Action::Archive);
         }
         if config.reconcile_interval_ms > 0 {
@@ -967,9 +973,13 @@ impl Simulation {
         Ok(sim)
     }
 
-    /// Keep only counters and the last event, not the log (for benchmarks).
-    pub fn without_log(mut self) -> Self {
+    /// A run no page shows (the bench, the exhaustive checker): it keeps counters and the last
+    /// event, not the log, and its message table keeps only the indexes the core reads
+    /// ([`IndexReaders`]).
+    pub fn headless(mut self) -> Self {
         self.recorder.retain = false;
+        let archive_job = runs_archive_job(&self.config);
+        self.world.order_db.outbox.keep_indexes_for(IndexReaders { page: false, archive_job });
         self
     }
 
@@ -2331,6 +2341,43 @@ mod step_on_tests {
             }
             // Every count but the last falls inside the run.
             assert_eq!(ended_early, 1, "seed {seed}");
+        }
+    }
+
+    /// A headless run (the bench's, the exhaustive checker's) is the same run as the page's:
+    /// for every scenario, the same summary, counters, number of events, and the same world
+    /// once the page's run drops the indexes only the page reads (the archiving scenario's
+    /// job keeps and reads its own).
+    #[test]
+    fn a_headless_run_is_the_run_the_page_plays() {
+        for id in scenario::IDS {
+            let scenario = scenario::find(id).unwrap();
+            let mut config = scenario.config.clone();
+            config.preload_rows = config.preload_rows.min(300);
+            let mut shown = Simulation::new(&scenario, config.clone(), 5).unwrap();
+            let mut headless = Simulation::new(&scenario, config.clone(), 5).unwrap().headless();
+            shown.run_to_end();
+            headless.run_to_end();
+            // Its log holds only what its start emitted (a preloaded table, a group's first
+            // assignment), before it was made headless.
+            let started = Simulation::new(&scenario, config.clone(), 5).unwrap();
+            assert_eq!(headless.events(), started.events(), "{id}: a headless run keeps no log");
+            let summary = |sim: &Simulation| serde_json::to_string(&sim.summary()).unwrap();
+            assert_eq!(summary(&headless), summary(&shown), "{id}");
+            assert_eq!(headless.counters(), shown.counters(), "{id}");
+            assert_eq!(
+                (headless.recorder.next_seq, headless.recorder.last),
+                (shown.recorder.next_seq, shown.recorder.last)
+            );
+            // Both tables' indexes rebuilt from their rows: an index part emptied along the way
+            // stays in one table's structure and not in the other's. That the indexes kept step
+            // by step answer as these do, `outbox_table`'s tests check.
+            let rows = shown.world.order_db.outbox.len();
+            let readers = IndexReaders { page: false, archive_job: runs_archive_job(&config) };
+            for sim in [&mut shown, &mut headless] {
+                sim.world.order_db.outbox.keep_indexes_for(readers);
+            }
+            assert!(headless.world == shown.world, "{id}: the worlds differ ({rows} rows)");
         }
     }
 }
