@@ -177,8 +177,9 @@ pub struct ShardCounts {
 /// scan walks). The page's views read the rest of the composite index, the live and dead
 /// ids and the DONE rows by time; the archive job reads the DONE rows by time. A table keeps
 /// an index only while it has a reader: in a run no page shows (the bench, the exhaustive
-/// checker) the others cost 984 of the core's 10,578 instructions an order (`bench --orders
-/// 20000`, the core-speed issue), and nothing read them.
+/// checker) keeping them all cost 913 of the core's 10,578 instructions an order (`bench
+/// --orders 20000`, the core-speed issue), and nothing read them. A table kept for no page
+/// answers the page's views from what it has (in index order: its PENDING rows only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexReaders {
     pub page: bool,
