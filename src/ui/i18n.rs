@@ -90,6 +90,7 @@ pub enum Label {
     Next,
     EmptyTable,
     TableDeleted,
+    TableArchived,
     Log,
     Sql,
     Ddl,
@@ -251,6 +252,10 @@ impl Words {
             Label::TableDeleted => l(
                 "delete_after_insert：每行插入后即在同一事务里删除，表始终是空的；消息在提交日志里",
                 "delete_after_insert: each row is deleted in the transaction that inserts it, so the table stays empty; the messages are in the commit log",
+            ),
+            Label::TableArchived => l(
+                "表里的行都已归档到历史表 outbox_history",
+                "Every row has moved to the history table, outbox_history",
             ),
             Label::Log => l("事件日志", "Event log"),
             Label::Sql => l("对应的 SQL", "The SQL of this event"),

@@ -189,6 +189,10 @@ for (const s of scenarios) {
     ok((await cursor()) === t, `${s.scenario}: End goes to the last event`);
   }
   ok((await cell('effects_applied')) === String(s.effects_applied), `${s.scenario}: effects_applied ${s.effects_applied}`);
+  if (s.scenario === 'archive') {
+    const hint = page.locator('p.hint:visible', { hasText: 'Every row has moved to the history table' });
+    ok((await hint.count()) === 1, 'archive: the emptied message table says where its rows went');
+  }
   await shot(`${s.scenario}-end-en-tech`);
 }
 

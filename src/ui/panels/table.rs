@@ -108,9 +108,19 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
             </div>
             <p class="hint" hidden=move || { total() > 0 }>
                 {move || {
-                    // delete_after_insert: empty by design, not yet.
-                    let deleted = lab.frame.with(|f| !f.world.order_db.logged_only.is_empty());
-                    lab.words().t(if deleted { Label::TableDeleted } else { Label::EmptyTable })
+                    // delete_after_insert: empty by design; archived: emptied into history; or
+                    // not yet.
+                    let why = lab.frame.with(|f| {
+                        let db = &f.world.order_db;
+                        if !db.logged_only.is_empty() {
+                            Label::TableDeleted
+                        } else if !db.history.is_empty() {
+                            Label::TableArchived
+                        } else {
+                            Label::EmptyTable
+                        }
+                    });
+                    lab.words().t(why)
                 }}
             </p>
             <div hidden=move || { total() == 0 }>
