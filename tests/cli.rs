@@ -138,6 +138,29 @@ fn bench_runs_without_the_log_and_reports_rates() {
     assert!(out.contains("violations       0"), "{out}");
 }
 
+/// `compare-relays` prints every row of the comparison, polled then tailed, with the values
+/// the library's comparison gives for the same scenario, seed and settings.
+#[test]
+fn compare_relays_prints_both_runs_row_by_row() {
+    let (code, out, err) = outbox_sim(&["compare-relays", "happy-path", "--seed", "4", "--set", "orders=12"]);
+    assert_eq!(code, 0, "{err}");
+    let scenario = outbox_lab::sim::scenario::find("happy-path").unwrap();
+    let mut config = scenario.config.clone();
+    config.set("orders", "12").unwrap();
+    let [poll, cdc] = outbox_lab::sim::analysis::relay_comparison(&scenario, &config, 4).unwrap();
+    let row = |name: &str| -> Vec<String> {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no row '{name}' in:\n{out}"));
+        line[name.len()..].split_whitespace().map(str::to_string).collect()
+    };
+    assert_eq!(row("orders committed"), [poll.orders_committed.to_string(), cdc.orders_committed.to_string()]);
+    assert_eq!(row("scans"), [poll.scans.to_string(), cdc.scans.to_string()]);
+    assert_eq!(row("consistency window max ms"), [poll.window_max_ms.to_string(), cdc.window_max_ms.to_string()]);
+    assert_eq!(row("lost orders"), ["0", "0"]);
+    // A header and its two column names, then the 16 rows.
+    assert_eq!(out.lines().count(), 2 + 16, "{out}");
+    assert!(poll.scans > 0 && cdc.scans == 0, "polling scans, the connector does not: {out}");
+}
+
 /// `frames` times the page's frame model on a scenario and prints what it measured.
 #[test]
 fn frames_reports_play_time_snapshots_and_step_costs() {

@@ -3,6 +3,7 @@
 //!
 //! Bad input exits with status 2 and one line naming the value and what is allowed.
 
+use outbox_lab::sim::analysis::RelayRun;
 use outbox_lab::sim::config::Mode;
 use outbox_lab::sim::config::{self, Config};
 use outbox_lab::sim::scenario::{self, Scenario};
@@ -179,13 +180,16 @@ fn scenario_and_config(command: &str, o: &Options) -> Result<(Scenario, Config),
     Ok((scenario, config))
 }
 
+/// One line of `compare-relays`: its name, and how to read its value from either run.
+type ComparisonRow = (&'static str, fn(&RelayRun) -> String);
+
 fn compare_relays(args: &[String]) -> Result<(), String> {
     let o = parse_options(args, &["--seed", "--set"])?;
     let (scenario, config) = scenario_and_config("compare-relays", &o)?;
     let runs = outbox_lab::sim::analysis::relay_comparison(&scenario, &config, o.seed).map_err(|e| e.to_string())?;
     println!("{} (seed {}): the same orders and faults, polled and tailed", scenario.id, o.seed);
     println!("{:<34} {:>14} {:>14}", "", "relay=poll", "relay=cdc");
-    let rows: [(&str, fn(&outbox_lab::sim::analysis::RelayRun) -> String); 16] = [
+    let rows: [ComparisonRow; 16] = [
         ("settled", |r| r.settled.to_string()),
         ("orders committed", |r| r.orders_committed.to_string()),
         ("consistency window p50 ms", |r| r.window_p50_ms.to_string()),
