@@ -9,6 +9,7 @@ use crate::{html, html_write};
 
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
+/// The least room left of the plot: the y axis's title and its tick labels.
 const LEFT: f64 = 56.0;
 const RIGHT: f64 = 12.0;
 const TOP: f64 = 12.0;
@@ -37,6 +38,15 @@ impl Unit {
     }
 }
 
+/// Room left of the plot for the y axis's rotated title (a band 24 wide) and the widest of
+/// `labels` beside the axis, at the phone's 17 px ticks (about 0.6 em an ASCII character, a
+/// CJK one as wide as the em): with a fixed 56, "20 min" ran into the title.
+fn left_margin<'a>(labels: impl Iterator<Item = &'a str>) -> f64 {
+    let ems = |label: &str| label.chars().map(|c| if c.is_ascii() { 0.6 } else { 1.0 }).sum::<f64>();
+    let widest = labels.map(ems).fold(0.0, f64::max);
+    (24.0 + widest * 17.0 + 6.0).round().max(LEFT)
+}
+
 /// "950", "1.5k", "2.3M".
 pub fn count(v: f64) -> String {
     let a = v.abs();
@@ -54,6 +64,8 @@ pub struct Series {
     pub label: String,
     /// `s0`…`s7` (colours), or `alert`.
     pub class: &'static str,
+    /// (x, y); a y that is NaN is a gap: nothing was measured there, so a line breaks at it
+    /// (it is not drawn across), no dot is drawn, and the alert shading keeps its state.
     pub points: Vec<(f64, f64)>,
     /// Drawn as dots rather than a line.
     pub dots: bool,
@@ -79,6 +91,17 @@ pub struct Chart {
     pub y_max: Option<f64>,
     /// The legend's word for the threshold line (in the page's language).
     pub threshold_label: &'static str,
+    /// The least room left of the plot ([`align_left`] gives charts shown together one).
+    pub min_left: f64,
+}
+
+/// Charts over one time axis, shown one under another, start their plots at one x (the
+/// widest y labels' room): the cursor's line and a time fall at the same x in each.
+pub fn align_left(charts: &mut [Chart]) {
+    let left = charts.iter().map(|c| c.frame().left).fold(LEFT, f64::max);
+    for chart in charts {
+        chart.min_left = left;
+    }
 }
 
 impl Chart {
@@ -96,6 +119,7 @@ impl Chart {
             x_range: None,
             y_max: None,
             threshold_label: "threshold",
+            min_left: LEFT,
         }
     }
 
@@ -116,6 +140,9 @@ impl Chart {
         let mut prev_x = None;
         let mut open: Option<f64> = None;
         for &(x, y) in &first.points {
+            if y.is_nan() {
+                continue;
+            }
             if y > level {
                 if open.is_none() {
                     open = Some(prev_x.unwrap_or(x));
@@ -188,7 +215,9 @@ impl Chart {
         let ticks_y = ticks_from_zero(self.y_unit, self.y_max.unwrap_or(y1).max(1e-9));
         let y_top = *ticks_y.last().unwrap_or(&1.0);
         let y_top = if self.y_max.is_some() { self.y_max.unwrap_or(y_top) } else { y_top };
-        Frame { x0, x1, y_top, ticks_y, plot_w: WIDTH - LEFT - RIGHT, plot_h: HEIGHT - TOP - BOTTOM }
+        let labels: Vec<String> = ticks_y.iter().map(|t| self.y_unit.label(*t)).collect();
+        let left = left_margin(labels.iter().map(String::as_str)).max(self.min_left);
+        Frame { x0, x1, y_top, ticks_y, left, plot_w: WIDTH - left - RIGHT, plot_h: HEIGHT - TOP - BOTTOM }
     }
 
     /// The grid lines and ticks of both axes, the axes and their labels.
@@ -199,11 +228,11 @@ impl Chart {
             html_write!(
                 s,
                 "<line class=grid x1={} x2={} y1={:.1} y2={:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
-                LEFT,
+                frame.left,
                 WIDTH - RIGHT,
                 y,
                 y,
-                LEFT - 4.0,
+                frame.left - 4.0,
                 y + 4.0,
                 self.y_unit.label(*t)
             );
@@ -226,11 +255,11 @@ impl Chart {
             "<line class=axis x1={0} x2={1} y1={2} y2={2} /><line class=axis x1={0} x2={0} y1={3} y2={2} />\
              <text class=axis-label x={4} y={5} text-anchor=middle>{6}</text>\
              <text class=axis-label x=12 y={7} text-anchor=middle transform=\"rotate(-90 12 {7})\">{8}</text>",
-            LEFT,
+            frame.left,
             WIDTH - RIGHT,
             bottom,
             TOP,
-            LEFT + frame.plot_w / 2.0,
+            frame.left + frame.plot_w / 2.0,
             HEIGHT - 4.0,
             self.x_label,
             TOP + frame.plot_h / 2.0,
@@ -245,7 +274,7 @@ impl Chart {
         let y = frame.py(level);
         html!(
             "<line class=threshold x1={} x2={} y1={:.1} y2={:.1} /><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
-            LEFT,
+            frame.left,
             WIDTH - RIGHT,
             y,
             y,
@@ -260,7 +289,7 @@ impl Chart {
         let mut s = Html::new();
         if series.dots {
             html_write!(s, "<g class=\"dots {}\">", series.class);
-            for &(x, y) in &series.points {
+            for &(x, y) in series.points.iter().filter(|p| !p.1.is_nan()) {
                 html_write!(
                     s,
                     "<circle cx={:.1} cy={:.1} r=3.5><title>{}: {}, {}</title></circle>",
@@ -274,8 +303,15 @@ impl Chart {
             s.push_lit("</g>");
         } else if !series.points.is_empty() {
             let mut d = Html::new();
-            for (i, &(x, y)) in series.points.iter().enumerate() {
-                html_write!(d, "{}{:.1},{:.1}", if i == 0 { "M" } else { "L" }, frame.px(x), frame.py(y));
+            // A stroke starts at the first point and after each gap.
+            let mut pen_down = false;
+            for &(x, y) in &series.points {
+                if y.is_nan() {
+                    pen_down = false;
+                    continue;
+                }
+                html_write!(d, "{}{:.1},{:.1}", if pen_down { "L" } else { "M" }, frame.px(x), frame.py(y));
+                pen_down = true;
             }
             html_write!(s, "<path class=\"line {}\" d=\"{}\"/>", series.class, d);
         }
@@ -303,13 +339,15 @@ struct Frame {
     x1: f64,
     y_top: f64,
     ticks_y: Vec<f64>,
+    /// Where the plot starts ([`left_margin`] of the y axis's labels).
+    left: f64,
     plot_w: f64,
     plot_h: f64,
 }
 
 impl Frame {
     fn px(&self, x: f64) -> f64 {
-        LEFT + (x - self.x0) / (self.x1 - self.x0) * self.plot_w
+        self.left + (x - self.x0) / (self.x1 - self.x0) * self.plot_w
     }
 
     fn py(&self, y: f64) -> f64 {
@@ -388,7 +426,9 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
     // Counts below 5 get whole ticks 0..5 (not "0.2 rows").
     let ticks = nice_ticks(if y_unit == Unit::Count { max.max(5.0) } else { max });
     let top = *ticks.last().unwrap_or(&1.0);
-    let plot_w = WIDTH - LEFT - RIGHT;
+    let tick_labels: Vec<String> = ticks.iter().map(|t| y_unit.label(*t)).collect();
+    let left = left_margin(tick_labels.iter().map(String::as_str));
+    let plot_w = WIDTH - left - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let n = bars.len().max(1) as f64;
     let slot = plot_w / n;
@@ -400,23 +440,23 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
         WIDTH,
         HEIGHT
     );
-    for t in &ticks {
+    for (t, label) in ticks.iter().zip(&tick_labels) {
         let y = TOP + plot_h - t / top * plot_h;
         html_write!(
             s,
             "<line class=grid x1={} x2={} y1={:.1} y2={:.1} /><text class=tick x={} y={:.1} text-anchor=end>{}</text>",
-            LEFT,
+            left,
             WIDTH - RIGHT,
             y,
             y,
-            LEFT - 4.0,
+            left - 4.0,
             y + 4.0,
-            y_unit.label(*t)
+            label
         );
     }
     for (i, (label, v)) in bars.iter().enumerate() {
         let h = v / top * plot_h;
-        let x = LEFT + i as f64 * slot + slot * 0.15;
+        let x = left + i as f64 * slot + slot * 0.15;
         html_write!(
             s,
             "<rect class=\"bar {0}\" x={1:.1} y={2:.1} width={3:.1} height={4:.1}><title>{5}: {6}</title></rect>\
@@ -432,7 +472,7 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
             TOP + plot_h + 16.0
         );
     }
-    html_write!(s, "<line class=axis x1={0} x2={1} y1={2} y2={2} /></svg>", LEFT, WIDTH - RIGHT, TOP + plot_h);
+    html_write!(s, "<line class=axis x1={0} x2={1} y1={2} y2={2} /></svg>", left, WIDTH - RIGHT, TOP + plot_h);
     s.push(more);
     s.push_lit("</figure>");
     s
@@ -454,6 +494,55 @@ mod tests {
         assert_eq!(count(1_500_000.0), "1.5M");
         assert_eq!(count(25_000.0), "25k");
         assert_eq!(Unit::Share.label(0.125), "12.5%");
+    }
+
+    #[test]
+    fn the_y_ticks_leave_room_for_the_y_axis_title() {
+        // A duration axis up to 40 min ("20 min" is wider than "60"), a percentage, a count.
+        let charts = [
+            Chart::new("t", "t", "x", Unit::Ms, "window", Unit::Ms).line(
+                "a",
+                "s0",
+                vec![(0.0, 0.0), (1.0, 2_400_000.0)],
+            ),
+            Chart::new("t", "t", "x", Unit::Ms, "share", Unit::Share).line("a", "s0", vec![(0.0, 0.0), (1.0, 1.0)]),
+            Chart::new("t", "t", "x", Unit::Ms, "rows", Unit::Count).line("a", "s0", vec![(0.0, 0.0), (1.0, 60.0)]),
+        ];
+        for chart in charts {
+            let svg = chart.svg().into_string();
+            let mut ticks = 0;
+            for part in svg.split("<text class=tick x=").skip(1) {
+                let (x, rest) = part.split_once(' ').unwrap();
+                if !rest.contains("text-anchor=end") || rest.find("text-anchor=end") > rest.find("</text>") {
+                    continue;
+                }
+                let label = rest.split('>').nth(1).and_then(|l| l.split('<').next()).unwrap();
+                // Its left end at the phone's 17 px, about 0.6 em an ASCII character.
+                let start = x.parse::<f64>().unwrap() - label.chars().count() as f64 * 0.6 * 17.0;
+                assert!(start >= 20.0, "'{label}' starts at {start}, inside the title's band: {svg}");
+                ticks += 1;
+            }
+            assert!(ticks >= 3, "{svg}");
+        }
+        // A small axis keeps the usual margin.
+        assert_eq!(left_margin(["0", "20", "60"].into_iter()), LEFT);
+    }
+
+    #[test]
+    fn a_gap_breaks_the_line_and_keeps_the_alert_state() {
+        let with_gap = vec![(0.0, 1.0), (10.0, 1.0), (20.0, f64::NAN), (30.0, f64::NAN), (40.0, 0.0), (50.0, 0.0)];
+        let mut c = Chart::new("g", "g", "x", Unit::Ms, "y", Unit::Share).line("a", "s0", with_gap);
+        c.threshold = Some(0.2);
+        let svg = c.svg().into_string();
+        let d = svg.split("class=\"line s0\" d=\"").nth(1).and_then(|r| r.split('"').next()).unwrap();
+        assert_eq!(d.matches('M').count(), 2, "two strokes, not one across the gap: {d}");
+        assert_eq!(d.matches('L').count(), 2, "{d}");
+        assert!(!svg.contains("NaN"), "{svg}");
+        // Above the threshold from the start until the first point measured below it.
+        assert_eq!(c.alert_spans(), vec![(0.0, 40.0)]);
+        let dots =
+            Chart::new("g", "g", "x", Unit::Ms, "y", Unit::Share).dots("a", "s0", vec![(0.0, 1.0), (5.0, f64::NAN)]);
+        assert_eq!(dots.svg().as_str().matches("<circle").count(), 1);
     }
 
     #[test]

@@ -205,21 +205,29 @@ fn points(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
     samples.iter().map(|s| (s.at_ms as f64, f(s))).collect()
 }
 
-/// The publish failure rate of each interval: failures / (publishes + failures); an interval
-/// without attempts carries the last rate forward (no attempt is no news, not a recovery).
-/// The publish failure rate of each interval that had attempts (an interval without any has
-/// no rate: it is left out, not carried forward).
-fn failure_rates(samples: &[Sample]) -> Vec<(f64, f64)> {
-    samples
-        .iter()
-        .filter(|s| s.publishes + s.publish_failures > 0)
-        .map(|s| (s.at_ms as f64, s.publish_failures as f64 / (s.publishes + s.publish_failures) as f64))
-        .collect()
+/// The publish failure rate of an interval, failures / (publishes + failures), if it had
+/// attempts (an interval without any has no rate: no attempt is no news, not a recovery).
+fn failure_rate(s: &Sample) -> Option<f64> {
+    let attempts = s.publishes + s.publish_failures;
+    (attempts > 0).then(|| s.publish_failures as f64 / attempts as f64)
 }
 
-/// Adds a series as a line, or as dots when it is sparse.
+/// The publish failure rate of each interval that had attempts (the others are left out,
+/// not carried forward).
+fn failure_rates(samples: &[Sample]) -> Vec<(f64, f64)> {
+    samples.iter().filter_map(|s| failure_rate(s).map(|rate| (s.at_ms as f64, rate))).collect()
+}
+
+/// The failure rate as the chart draws it: every interval, one without attempts as a gap
+/// (NaN), so the line breaks there instead of sloping across (a diagonal from the last
+/// failing interval to the next good one looked like a slow recovery).
+fn failure_rate_line(samples: &[Sample]) -> Vec<(f64, f64)> {
+    samples.iter().map(|s| (s.at_ms as f64, failure_rate(s).unwrap_or(f64::NAN))).collect()
+}
+
+/// Adds a series as a line, or as dots when it has few measured points (gaps not counted).
 fn sparse(c: Chart, label: &str, class: &'static str, pts: Vec<(f64, f64)>) -> Chart {
-    if pts.len() < DOTS_BELOW {
+    if pts.iter().filter(|p| !p.1.is_nan()).count() < DOTS_BELOW {
         c.dots(label, class, pts)
     } else {
         c.line(label, class, pts)
@@ -313,11 +321,11 @@ fn sampling_note(req: &Request, interval_ms: u64) -> Html {
     let (every, max) = (duration(interval_ms as f64), crate::sim::metrics::MAX_SAMPLES);
     let text = if req.zh() {
         format!(
-            "每 {every} 采样一次（metrics_interval_ms，超过 {max} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间沿用上一个失败率；没有效果生效的区间不画一致性窗口的点（告警在这样的区间里保持原状）。"
+            "每 {every} 采样一次（metrics_interval_ms，超过 {max} 个点时步长加倍）。积压、死信是采样时刻的值；扫描、失败率、一致性窗口统计的是到该时刻为止的那个区间。没有投递尝试的区间没有失败率（曲线在那里断开），没有效果生效的区间没有一致性窗口的点；告警在这样的区间里保持原状。"
         )
     } else {
         format!(
-            "One sample every {every} (metrics_interval_ms; the step doubles past {max} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts carries the last failure rate forward; an interval in which no effect was applied has no consistency-window point (an alert keeps its state through it)."
+            "One sample every {every} (metrics_interval_ms; the step doubles past {max} points). Backlog and dead letters are read at the sample; scans, failure rate and consistency window count the interval ending there. An interval without publish attempts has no failure rate (the line breaks there), and one in which no effect was applied has no consistency-window point; an alert keeps its state through such intervals."
         )
     };
     html!("<p class=dash-note>{}</p>", text)
@@ -360,21 +368,31 @@ fn charts(req: &Request, f: &Frame, t: &Thresholds, samples: &[Sample], at: Opti
         f.tr("失败 / 尝试", "failures / attempts"),
         Unit::Share,
     );
-    fail = sparse(fail, f.tr("失败率", "failure rate"), "s3", failure_rates(samples));
+    fail = sparse(fail, f.tr("失败率", "failure rate"), "s3", failure_rate_line(samples));
     fail.threshold = level(t.fail / 100.0);
     fail.y_max = Some(1.0);
     let dead = f
         .chart("dead", f.tr("死信（DEAD 行）", "Dead letters (DEAD rows)"), f.tr("行", "rows"), Unit::Count)
         .line(f.tr("死信", "dead letters"), "s4", points(samples, |x| x.dead_letters as f64));
+    let mut charts = [
+        whole_ticks(backlog),
+        whole_ticks(rows),
+        whole_ticks(latency),
+        fail,
+        whole_ticks(dead),
+        window_chart(f, t, samples),
+    ];
+    chart::align_left(&mut charts);
+    let [backlog, rows, latency, fail, dead, window] = &charts;
     let mut s = Html::lit("<div class=charts>");
-    s.push(&whole_ticks(backlog).svg());
+    s.push(&backlog.svg());
     s.push(&shard_note);
     s.push(&histogram(req, samples, at));
-    s.push(&whole_ticks(rows).svg());
-    s.push(&whole_ticks(latency).svg());
+    s.push(&rows.svg());
+    s.push(&latency.svg());
     s.push(&fail.svg());
-    s.push(&whole_ticks(dead).svg());
-    s.push(&window_chart(f, t, samples).svg());
+    s.push(&dead.svg());
+    s.push(&window.svg());
     s.push_lit("</div>");
     s
 }

@@ -390,12 +390,14 @@ fn keys_to_draw(lanes: &[Lane]) -> (Vec<&str>, usize) {
     (keys.into_iter().map(|(k, _)| k).collect(), hidden)
 }
 
-/// The chart's geometry: one time axis for all three lanes, from 0 to a round tick past the
-/// last moment drawn, and a band per lane with a row per key.
+/// The chart's geometry: one time axis for all the lanes, from 0 to a round tick past the
+/// last moment drawn, and a band per lane with a row per key, the axis under the last band.
 struct Axis {
     ticks: Vec<f64>,
     t1: f64,
     band_h: f64,
+    /// Where the time axis's line is drawn: under every band.
+    axis_y: f64,
     height: f64,
 }
 
@@ -415,7 +417,11 @@ impl Axis {
         let ticks = nice_ticks((last_ms as f64 * 1.05).max(1_000.0));
         let t1 = ticks.last().copied().unwrap_or(1_000.0).max(1.0);
         let band_h = HEAD + ROW * keys.len().max(1) as f64;
-        Axis { ticks, t1, band_h, height: 3.0 * band_h + 2.0 * GAP + AXIS }
+        // The bands' height counts every lane drawn (four since the half messages joined the
+        // three ways: with three counted, the fourth band lay under the axis and the legend).
+        let bands = lanes.len().max(1) as f64;
+        let bands_h = bands * band_h + (bands - 1.0) * GAP;
+        Axis { ticks, t1, band_h, axis_y: bands_h + 4.0, height: bands_h + AXIS }
     }
 
     fn px(&self, t: u64) -> f64 {
@@ -423,10 +429,10 @@ impl Axis {
     }
 }
 
-/// The three lanes on one time axis, with the legend.
+/// The lanes on one time axis, with the legend.
 fn lanes_chart(req: &Request, lanes: &[Lane], keys: &[&str], hidden: usize) -> Html {
     let axis = Axis::new(lanes, keys);
-    let caption = req.t("三条路，一条时间轴", "Three lanes, one time axis");
+    let caption = req.t("四条路，一条时间轴", "Four lanes, one time axis");
     let mut s = html!(
         "<figure class=\"chart lanes-chart\" data-testid=chart-lanes><figcaption>{0}</figcaption>\
          <svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\" data-t1={3}><title>{0}</title>",
@@ -528,9 +534,9 @@ fn key_row(req: &Request, lane: &Lane, key: &str, (y0, y): (f64, f64), axis: &Ax
     s
 }
 
-/// The time axis under the three bands, and the end of the picture.
+/// The time axis under the bands, and the end of the picture.
 fn time_axis(req: &Request, axis: &Axis) -> Html {
-    let axis_y = 3.0 * axis.band_h + 2.0 * GAP + 4.0;
+    let axis_y = axis.axis_y;
     let mut s =
         html!("<g class=time-axis><line class=axis x1={} x2={:.1} y1={2:.1} y2={2:.1} />", LEFT, WIDTH - RIGHT, axis_y);
     for t in &axis.ticks {
@@ -706,6 +712,35 @@ mod tests {
             }
         }
         assert!(shared >= 3, "moments at one time in several lanes: {shared}");
+    }
+
+    /// The number right after the first `attr` in `text`.
+    fn number_after(text: &str, attr: &str) -> f64 {
+        let rest = text.split(attr).nth(1).unwrap();
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        rest[..end].parse().unwrap()
+    }
+
+    #[test]
+    fn every_lane_lies_above_the_time_axis_inside_the_picture() {
+        let b = body("insight=lanes\n?seed=3&lang=en");
+        let after = |marker: &str| b.split(marker).nth(1).unwrap();
+        let axis_y = number_after(after("class=time-axis><line class=axis"), " y1=");
+        let height = number_after(after("<svg"), "viewBox=\"0 0 640 ");
+        let bands: Vec<(f64, f64)> = b
+            .split("<rect class=band")
+            .skip(1)
+            .map(|part| (number_after(part, " y="), number_after(part, " height=")))
+            .collect();
+        assert_eq!(bands.len(), 4, "send then commit, commit then send, the outbox, half messages");
+        let mut last_bottom = 0.0;
+        for (y, h) in bands {
+            assert!(y >= last_bottom, "bands do not overlap: one at {y} under one ending at {last_bottom}");
+            last_bottom = y + h;
+        }
+        assert!(last_bottom < axis_y, "the last band ends at {last_bottom}, the axis is at {axis_y}");
+        let label_y = number_after(after("<text class=axis-label"), " y=");
+        assert!(axis_y + 14.0 < label_y && label_y <= height, "ticks, then the axis label, inside {height}");
     }
 
     #[test]

@@ -979,7 +979,6 @@ fn fullscan(req: &mut Request, p: &Params) -> Html {
     )
     .dots(off_label, "s3", scan_points(&off))
     .dots(on_label, "s0", scan_points(&on));
-    s.push(&rows_chart.svg());
     let write_chart = Chart::new(
         "order-write",
         req.t(
@@ -993,7 +992,11 @@ fn fullscan(req: &mut Request, p: &Params) -> Html {
     )
     .line(off_label, "s3", write_points(&off))
     .line(on_label, "s0", write_points(&on));
-    s.push(&write_chart.svg());
+    let mut charts = [rows_chart, write_chart];
+    chart::align_left(&mut charts);
+    for chart in &charts {
+        s.push(&chart.svg());
+    }
     s.push(&index_table(req, p.index, &a, &b));
     s.push(&postgres_plan(req, p.index));
     s.push(&go(req, FULLSCAN_SCENARIO, &cfg(p.index), "fullscan"));
@@ -1182,7 +1185,6 @@ fn archive(req: &mut Request, p: &Params) -> Html {
     .line(req.t("热表（归档开）", "hot table (archiving on)"), "s0", rows(&on, |x| x.hot_rows))
     .line(req.t("历史表（归档开）", "history (archiving on)"), "s1", rows(&on, |x| x.history_rows))
     .line(req.t("热表（不归档）", "hot table (no archiving)"), "s3", rows(&off, |x| x.hot_rows));
-    s.push(&table_chart.svg());
     let scan_chart = Chart::new(
         "archive-scan-rows",
         req.t("每次扫描读了多少行", "Rows examined per scan"),
@@ -1193,7 +1195,11 @@ fn archive(req: &mut Request, p: &Params) -> Html {
     )
     .dots(req.t("归档开", "archiving on"), "s0", scan_points(&on))
     .dots(req.t("不归档", "no archiving"), "s3", scan_points(&off));
-    s.push(&scan_chart.svg());
+    let mut charts = [table_chart, scan_chart];
+    chart::align_left(&mut charts);
+    for chart in &charts {
+        s.push(&chart.svg());
+    }
     html_write!(s, "<p class=note>{}</p>", archive_note(req, p.aidx));
     s.push(&go(req, ARCHIVE_SCENARIO, &cfg(p.archive), "archive"));
     s.push_lit("</section>");

@@ -301,9 +301,13 @@ impl TwoPcRound {
         let k = self.participants.max(1);
         let more = n.saturating_sub(k);
         let slots = k + u64::from(more > 0);
-        let (part, part_sub) = names(req, "部门", "参与者", "Station", "participant");
+        // A box per participant, as wide as its slot allows: six slots (five drawn and "+N
+        // more") made 48-wide boxes overlap, and "Station 1" did not fit one. The box holds
+        // the number; the name is said once, under the row.
+        let slot_w = 280.0 / slots as f64;
+        let box_w = (slot_w - 6.0).min(48.0);
         for i in 0..slots {
-            let x = 20.0 + 280.0 * (i as f64 + 0.5) / slots as f64;
+            let x = 20.0 + slot_w * (i as f64 + 0.5);
             if i >= k {
                 let text = if req.zh() { format!("另外 {more} 个") } else { format!("+{more} more") };
                 html_write!(
@@ -315,8 +319,10 @@ impl TwoPcRound {
                 );
                 continue;
             }
-            s.push(&self.participant(i, x, (&part, &part_sub)));
+            s.push(&self.participant(i, x, box_w));
         }
+        let (part, part_sub) = names(req, "部门", "参与者", "stations", "participants");
+        html_write!(s, "<text class=sub x=160 y={:.1} text-anchor=middle>{} · {}</text>", PY + 51.0, part, part_sub);
         s.push(&self.state(req, n));
         s.push_lit("</svg>");
         s
@@ -326,9 +332,9 @@ impl TwoPcRound {
     fn coordinator(&self, req: &Request) -> Html {
         let (coord, coord_sub) = names(req, "两位主管 · 对讲机", "协调者", "Supervisors · radios", "coordinator");
         let mut s = html!(
-            "<g class=\"node coord\"><rect x=95 y=8 width=130 height=46 rx=8 />\
-             <g class=radio><title>{}</title><rect x=101 y=16 width=9 height=16 rx=2 /><line x1=107 y1=16 x2=109 y2=8 />\
-             <rect x=210 y=16 width=9 height=16 rx=2 /><line x1=216 y1=16 x2=218 y2=8 /></g>\
+            "<g class=\"node coord\"><rect x=80 y=8 width=160 height=46 rx=8 />\
+             <g class=radio><title>{}</title><rect x=86 y=16 width=9 height=16 rx=2 /><line x1=92 y1=16 x2=94 y2=8 />\
+             <rect x=225 y=16 width=9 height=16 rx=2 /><line x1=231 y1=16 x2=233 y2=8 /></g>\
              <text x=160 y=28 text-anchor=middle>{}</text><text class=sub x=160 y=44 text-anchor=middle>{}</text></g>",
             req.t("对讲机", "walkie-talkies"),
             coord,
@@ -352,9 +358,9 @@ impl TwoPcRound {
         s
     }
 
-    /// Participant `i` at `x`: PREPARE in, its vote out, the decision in, and the lock it
-    /// holds until the decision reaches it.
-    fn participant(&self, i: u64, x: f64, (part, part_sub): (&str, &str)) -> Html {
+    /// Participant `i` at `x`, in a box `w` wide: PREPARE in, its vote out, the decision in,
+    /// and the lock it holds until the decision reaches it.
+    fn participant(&self, i: u64, x: f64, w: f64) -> Html {
         let crashed = self.crashed_at_ms.is_some();
         let vote = self.votes.iter().find(|v| v.0 == i).map(|v| v.1);
         let mut s = html!(
@@ -389,16 +395,14 @@ impl TwoPcRound {
         }
         html_write!(
             s,
-            "<g class=\"node part\"><rect x={0:.1} y={1} width=48 height=40 rx=6 />\
-             <text x={2:.1} y={3:.1} text-anchor=middle>{4} {5}</text><text class=sub x={2:.1} y={6:.1} text-anchor=middle>{7}</text></g>",
-            x - 24.0,
+            "<g class=\"node part\"><rect x={:.1} y={} width={:.1} height=40 rx=6 />\
+             <text class=num x={:.1} y={:.1} text-anchor=middle>{}</text></g>",
+            x - w / 2.0,
             PY,
+            w,
             x,
-            PY + 17.0,
-            part,
-            i + 1,
-            PY + 32.0,
-            part_sub
+            PY + 25.0,
+            i + 1
         );
         if vote == Some(true) {
             let release = if crashed { beats::DONE } else { beats::FAIL };
@@ -408,10 +412,10 @@ impl TwoPcRound {
                  <rect x={:.1} y={:.1} width=10 height=8 rx=1 /><path d=\"M{:.1},{:.1} v-4 a3,3 0 0 1 6,0 v4\"/></g></g>",
                 release,
                 beats::ANSWER,
-                x + 14.0,
-                PY + 2.0,
-                x + 16.0,
-                PY + 2.0
+                x + w / 2.0 - 13.0,
+                PY + 3.0,
+                x + w / 2.0 - 11.0,
+                PY + 3.0
             );
         }
         s
@@ -421,7 +425,7 @@ impl TwoPcRound {
     /// the phases on the left.
     fn state(&self, req: &Request, n: u64) -> Html {
         let crashed = self.crashed_at_ms.is_some();
-        let state_y = 215.0;
+        let state_y = 220.0;
         let prepared = self.votes.iter().filter(|v| v.1).count();
         // The picture draws at most DRAWN participants; the total is for all n of them, as in
         // the comparison below (each of the n prepared participants blocks the same way).
@@ -1029,6 +1033,33 @@ mod tests {
         let round = TwoPcRound::run(3, false, 60_000, 10, 1);
         assert_eq!((round.blocked_ms(), round.blocked_participants()), (0, 0));
         assert_eq!(round.decided, Some((20, true)));
+    }
+
+    #[test]
+    fn the_participants_boxes_fit_their_slots_side_by_side() {
+        // Five drawn and "+N more" (n > 5), and fewer than five: no box overlaps the next, and
+        // each says its number.
+        for n in ["15", "3"] {
+            let (b, _) = body_of(&format!("n={n}"), "?lang=en&seed=1");
+            let boxes: Vec<(f64, f64)> = b
+                .split("<g class=\"node part\"><rect x=")
+                .skip(1)
+                .map(|part| {
+                    let number = |after: &str| -> f64 {
+                        let rest = if after.is_empty() { part } else { part.split(after).nth(1).unwrap_or("") };
+                        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+                        rest[..end].parse().unwrap()
+                    };
+                    (number(""), number(" width="))
+                })
+                .collect();
+            assert_eq!(boxes.len(), if n == "3" { 3 } else { 5 }, "n={n}");
+            for pair in boxes.windows(2) {
+                assert!(pair[0].0 + pair[0].1 < pair[1].0, "n={n}: {pair:?} overlap");
+            }
+            let named = [">participants · stations</text>", ">stations · participants</text>"];
+            assert!(b.contains("<text class=num") && named.iter().any(|t| b.contains(t)), "n={n}");
+        }
     }
 
     #[test]
