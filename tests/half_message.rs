@@ -53,3 +53,18 @@ fn the_half_message_runs_replay_byte_for_byte_and_fold_to_the_same_world() {
         assert_eq!(&world, a.world(), "{id}");
     }
 }
+
+#[test]
+fn a_commit_without_a_message_row_is_a_wrong_turn_only_in_the_wrong_turn_modes() {
+    // The half message's order commits alone by design (its message waits at the broker);
+    // commit-then-send's is the wrong turn. The SQL of the run says which.
+    let script = |mode: Mode| {
+        let spec = RunSpec::builtin("one-fault-three-ways", 1).unwrap_or_else(|e| panic!("{e}")).in_mode(mode);
+        let sim = spec.play().unwrap_or_else(|e| panic!("{e}"));
+        outbox_lab::sim::sql::script(sim.events(), sim.config(), 1)
+    };
+    let half = script(Mode::HalfMessage);
+    assert!(half.contains("COMMIT;  -- the order only: its message waits at the broker as a half message"));
+    assert!(!half.contains("wrong turn"), "{half}");
+    assert!(script(Mode::CommitThenSend).contains("COMMIT;  -- the order only: no message row (a wrong turn)"));
+}

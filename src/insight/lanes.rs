@@ -435,7 +435,7 @@ fn lanes_chart(req: &Request, lanes: &[Lane], keys: &[&str], hidden: usize) -> H
     let caption = req.t("四条路，一条时间轴", "Four lanes, one time axis");
     let mut s = html!(
         "<figure class=\"chart lanes-chart\" data-testid=chart-lanes><figcaption>{0}</figcaption>\
-         <svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\" data-t1={3}><title>{0}</title>",
+         <div class=scroll-x><svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\" data-t1={3}><title>{0}</title>",
         caption,
         WIDTH,
         axis.height,
@@ -551,7 +551,7 @@ fn time_axis(req: &Request, axis: &Axis) -> Html {
     }
     html_write!(
         s,
-        "<text class=axis-label x={:.1} y={:.1} text-anchor=middle>{}</text></g></svg>",
+        "<text class=axis-label x={:.1} y={:.1} text-anchor=middle>{}</text></g></svg></div>",
         LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
         axis.height - 2.0,
         req.t("模拟时间", "simulated time")

@@ -470,7 +470,7 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> Html {
     let title = req.t("每个跑堂（投递实例）的一条泳道：扫描与发布", "One lane per runner (relay): scans and publishes");
     let mut s = html!(
         "<figure class=\"chart runner-lanes\" data-testid=runner-lanes><figcaption>{0}</figcaption>\
-         <svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\"><title>{0}</title>",
+         <div class=scroll-x><svg viewBox=\"0 0 {1} {2}\" role=img aria-label=\"{0}\"><title>{0}</title>",
         title,
         LaneGrid::W,
         g.height
@@ -506,7 +506,7 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> Html {
         prev_at = Some(m.at_ms);
         s.push(&mark_svg(m, &g, x0 + g.col / 2.0, &mark_text(req, m, runner)));
     }
-    s.push_lit("</svg>");
+    s.push_lit("</svg></div>");
     s.push(&lanes_legend(req, marks.len(), total));
     s
 }

@@ -8,7 +8,7 @@
 //! consumer's (`dedup`, `charges`). Every statement is executable as it stands; what is not
 //! SQL (a publish to the MQ, a crash) is a [`Expect::Note`] made of comment lines.
 
-use super::config::{Config, LockMode, Ordering};
+use super::config::{Config, LockMode, Mode, Ordering};
 use super::event::{BizKey, DeliveryCause, Event, EventKind, HalfAnswer, Injection, Payload, RollbackCause, TxFault};
 use super::order_service::{OrderDb, OrderRow};
 use super::outbox_table::{shard_of, OutboxRow};
@@ -322,6 +322,11 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             &[],
         ),
         OrderCommitted { .. } => add(out, OrderService, Runs, "COMMIT;  -- order and message visible together", &[]),
+        // Without a message row by design (the half message waits at the broker), or as a
+        // wrong turn's (the message goes, or went, to the MQ directly).
+        OrderOnlyCommitted { .. } if config.mode == Mode::HalfMessage => {
+            add(out, OrderService, Runs, "COMMIT;  -- the order only: its message waits at the broker as a half message", &[])
+        }
         OrderOnlyCommitted { .. } => {
             add(out, OrderService, Runs, "COMMIT;  -- the order only: no message row (a wrong turn)", &[])
         }

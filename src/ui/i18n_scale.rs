@@ -58,10 +58,10 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
     Some(match e {
         OrderOnlyCommitted { biz_key, .. } => (
             [
-                "订单 {0} 签好了，却没写小票：接下来全靠收银员自己喊单",
-                "COMMIT：只有订单 {0}，没有消息行（错误做法）",
-                "Order {0} is signed but no ticket was written: now it all depends on the cashier shouting it",
-                "COMMIT: order {0} only, no message row (a wrong turn)",
+                "订单 {0} 签好了，但没写小票",
+                "COMMIT：只有订单 {0}，没有消息行",
+                "Order {0} is signed, but no ticket was written",
+                "COMMIT: order {0} only, no message row",
             ],
             vec![String::from(&**biz_key)],
         ),

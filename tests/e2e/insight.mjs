@@ -287,6 +287,11 @@ await shot('reconcile-compensated-zh');
     await phone.waitForTimeout(200);
     const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
     ok(wide <= 375, `phone, dark: the ${view} view fits 375 px (page ${wide} px wide)`);
+    if (view === 'lanes') {
+      // The lanes keep a readable size and scroll sideways inside their figure.
+      const [svgWide, boxWide] = await phone.locator('[data-testid=chart-lanes] .scroll-x').evaluate((box) => [box.querySelector('svg').getBoundingClientRect().width, box.clientWidth]);
+      ok(svgWide >= 560 && boxWide <= 375, `phone, dark: the lanes picture is ${Math.round(svgWide)} px wide, scrolling in ${boxWide} px`);
+    }
     await phone.locator('[data-testid=insight]').screenshot({ path: path.join(out, `insight-phone-dark-${view}.png`) });
   }
   const bg = await phone.evaluate(() => getComputedStyle(document.querySelector('.insight')).backgroundColor);
