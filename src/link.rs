@@ -158,7 +158,7 @@ impl UrlState {
             } else if spec.config.preload_rows > MAX_PRELOAD_ROWS_SHOWN {
                 notices.push(format!(
                     "preload_rows={v}: the page holds at most {MAX_PRELOAD_ROWS_SHOWN} preloaded rows \
-                     (about 0.5 KB each); `outbox-sim run` takes up to 2000000 / preload_rows={v}：页面最多预置 \
+                     (about 0.5 KB each); outbox-sim run takes up to 2000000 / preload_rows={v}：页面最多预置 \
                      {MAX_PRELOAD_ROWS_SHOWN} 行（每行约 0.5 KB）；命令行 outbox-sim run 最多 2000000 行"
                 ));
                 spec.config = before;

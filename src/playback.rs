@@ -246,7 +246,7 @@ impl Run {
         cut.then(|| {
             format!(
                 "this run stops at the page's limit of {MAX_EVENTS_SHOWN} events ({} orders committed by then); \
-                 what follows is unfinished, not lost — `outbox-sim run` plays it whole / \
+                 what follows is unfinished, not lost — outbox-sim run plays it whole / \
                  页面最多播放 {MAX_EVENTS_SHOWN} 个事件（此前提交了 {} 个订单），之后的部分未播放（未完成，不算丢失）",
                 summary.orders_committed, summary.orders_committed
             )

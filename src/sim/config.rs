@@ -22,7 +22,8 @@ pub enum RelayKind {
     Poll,
     /// Change data capture: a connector tails the database's log of committed transactions
     /// (a logical replication slot, as Debezium does), publishes each outbox insert in commit
-    /// order and stores its log position afterwards. No scans, no status updates.
+    /// order and stores its log position afterwards. No scans, and no SENT marks (the consumer's
+    /// confirmation still marks a row DONE).
     Cdc,
 }
 

@@ -282,8 +282,8 @@ pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
             "AI 智能体的退款工具调用经由本地消息表投递；重试和工作者崩溃让调用重复到达，以 tool_call_id 去重，每次只退一次款",
         ),
         "one-fault-three-ways" => (
-            "One fault, three ways: the order service dies right after its database work (switch mode to compare the outbox with both wrong turns)",
-            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（切换 mode，对比本地消息表与两种错误做法）",
+            "One fault, three ways: the order service dies right after its database work (the insight panel's lanes compare the three ways)",
+            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（洞察面板的“三条路”对比三种做法）",
         ),
         "per-key-ordering" => (
             "One order, three messages: its first backs off after a failed publish, and paid takes effect before created",
@@ -294,8 +294,8 @@ pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
             "Kafka 式的 MQ：消费组成员处理到一半崩溃，消费组再均衡，新的分区主人从上次提交的位点重读（处理过的那条又来一次，去重挡住）",
         ),
         "cdc-relay" => (
-            "A connector tails the commit log (Debezium-style): no scans, no status updates; a crash before it stores its position publishes one message twice, and dedup absorbs it",
-            "连接器读提交日志（Debezium 的做法）：不扫表、不改状态；记下位置前崩溃，一条消息发了两次，去重挡住",
+            "A connector tails the commit log (Debezium-style): no scans, no SENT marks; a crash before it stores its position publishes one message twice, and dedup absorbs it",
+            "连接器读提交日志（Debezium 的做法）：不扫表、不标 SENT；记下位置前崩溃，一条消息发了两次，去重挡住",
         ),
         "cdc-log-retention" => (
             "The MQ is down 40 minutes: the connector retries, nothing goes DEAD, but the log is kept 20 minutes; two records expire unread and the reconciler re-publishes them",

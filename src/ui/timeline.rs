@@ -4,15 +4,14 @@
 
 pub use crate::playback::{touched_msg, Frame, NextScan, Player, Playhead, Run, MAX_EVENTS_SHOWN};
 
-/// "mm:ss.mmm" (or "h:mm:ss" past an hour) of simulated time.
+/// "mm:ss.mmm" (and "h:" before it past an hour) of simulated time. Past an hour the
+/// milliseconds stay: without them a 1 ms scan "ran until" the time it started, and a column
+/// read 55:00.003 beside 1:00:00.
 pub fn clock(ms: u64) -> String {
     let s = ms / 1000;
     let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
-    if h > 0 {
-        format!("{h}:{m:02}:{sec:02}")
-    } else {
-        format!("{m:02}:{sec:02}.{:03}", ms % 1000)
-    }
+    let hours = if h > 0 { format!("{h}:") } else { String::new() };
+    format!("{hours}{m:02}:{sec:02}.{:03}", ms % 1000)
 }
 
 /// A short duration: "90 s", "5 min", "2 h".

@@ -98,7 +98,7 @@ pub fn mismatches() -> Vec<String> {
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x269b_f82b_7a2a_ba24),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xee6d_129e_5010_a4e2),
-    ("insight=lanes\n?seed=1&lang=en", 0x4090_5e4c_8b4c_33f7),
+    ("insight=lanes\n?seed=1&lang=en", 0xd9a9_3897_b68e_1c91),
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x5af0_d360_bcf6_289f),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",

@@ -141,7 +141,8 @@ const clockOf = (ms) => {
   const s = Math.floor(ms / 1000);
   const [h, m, sec] = [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60];
   const p2 = (x) => String(x).padStart(2, '0');
-  return h > 0 ? `${h}:${p2(m)}:${p2(sec)}` : `${p2(m)}:${p2(sec)}.${String(ms % 1000).padStart(3, '0')}`;
+  const millis = String(ms % 1000).padStart(3, '0');
+  return h > 0 ? `${h}:${p2(m)}:${p2(sec)}.${millis}` : `${p2(m)}:${p2(sec)}.${millis}`;
 };
 const countsOf = (trace, cursor) => {
   let effects = 0;
