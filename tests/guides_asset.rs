@@ -1,10 +1,11 @@
 //! `assets/scenarios/<id>.txt` is made from each built-in scenario's title
 //! (`sim::scenario::titles`) and guide (`src/guides.rs`): four lines, the Chinese title and
-//! guide, then the English title and guide. The page fetches the one it shows, so neither is
-//! in its first load. Run `UPDATE_GUIDES=1 cargo test --test guides_asset` after editing one.
+//! guide, then the English title and guide; `<id>.tech.txt` the same with the technical guides.
+//! The page fetches the one it shows, so none is in its first load. Run
+//! `UPDATE_GUIDES=1 cargo test --test guides_asset` after editing one.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_lab::guides::guide;
+use outbox_lab::guides::{guide, technical_guide};
 use outbox_lab::sim::scenario;
 use std::collections::BTreeMap;
 
@@ -13,13 +14,17 @@ const DIR: &str = "assets/scenarios";
 /// Every file the directory must hold: name -> text (a scenario without a guide has empty
 /// guide lines).
 fn wanted() -> BTreeMap<String, String> {
-    scenario::IDS
-        .iter()
-        .map(|id| {
-            let (en, zh) = scenario::titles(id).unwrap_or_else(|| panic!("{id} has no title"));
-            (format!("{id}.txt"), format!("{zh}\n{}\n{en}\n{}\n", guide(id, true), guide(id, false)))
-        })
-        .collect()
+    let mut files = BTreeMap::new();
+    for id in scenario::IDS {
+        let (en, zh) = scenario::titles(id).unwrap_or_else(|| panic!("{id} has no title"));
+        for (name, guide) in [
+            (format!("{id}.txt"), guide as fn(&str, bool) -> &'static str),
+            (format!("{id}.tech.txt"), technical_guide),
+        ] {
+            files.insert(name, format!("{zh}\n{}\n{en}\n{}\n", guide(id, true), guide(id, false)));
+        }
+    }
+    files
 }
 
 fn present() -> BTreeMap<String, String> {
@@ -58,4 +63,40 @@ fn a_guide_is_one_line_per_language_and_both_or_neither() {
         }
     }
     assert_eq!(guide("no-such-scenario", false), "");
+}
+
+#[test]
+fn every_guide_has_a_technical_one_without_the_restaurants_words() {
+    const RESTAURANT: [&str; 18] = [
+        "ticket",
+        "window",
+        "kitchen",
+        "spike",
+        "rack",
+        "cashier",
+        "runner",
+        "clerk",
+        "carbon",
+        "小票",
+        "票夹",
+        "窗口",
+        "后厨",
+        "订单钉",
+        "收银员",
+        "跑堂",
+        "抄单员",
+        "复写簿",
+    ];
+    for id in scenario::IDS {
+        for zh in [true, false] {
+            let (metaphor, technical) = (guide(id, zh), technical_guide(id, zh));
+            assert_eq!(metaphor.is_empty(), technical.is_empty(), "{id}: a technical guide beside each guide");
+            assert!(!technical.contains('\n'), "{id}: one line");
+            assert!(technical.is_empty() || technical.starts_with(if zh { "看点：" } else { "Watch: " }), "{id}");
+            // The consistency window is the pattern's own term, not the kitchen's window.
+            let lower = technical.to_lowercase().replace("consistency window", "").replace("一致性窗口", "");
+            let word = RESTAURANT.iter().find(|w| lower.contains(*w));
+            assert!(word.is_none(), "{id}: the technical guide says {word:?}: {technical}");
+        }
+    }
 }

@@ -288,17 +288,19 @@ pub const SCENARIO_NOTES: &str = "scenarios";
 #[component]
 fn ScenarioNotes(lab: Lab) -> impl IntoView {
     // A built-in scenario's title and guide are fetched when it comes on screen (not in the
-    // first load). One string: the id they are for, then (once here) the file's four lines:
-    // Chinese title, Chinese guide, English title, English guide. A signal of a type the page
-    // already has: a new one costs the first load more than the text it holds.
+    // first load): `<id>.txt` in the restaurant's words, `<id>.tech.txt` in technical ones.
+    // One string: the file they are from, then (once here) the file's four lines: Chinese
+    // title, Chinese guide, English title, English guide. A signal of a type the page already
+    // has: a new one costs the first load more than the text it holds.
     let notes = RwSignal::new(String::new());
     Effect::new(move |_| {
-        let id = lab.run.with(|r| r.spec.scenario.id.clone());
+        let scenario = lab.run.with(|r| r.spec.scenario.id.clone());
+        let id = if lab.vocab.get() == Vocab::Tech { format!("{scenario}.tech") } else { scenario.clone() };
         if notes.with_untracked(|n| n.split('\n').next() == Some(id.as_str())) {
             return;
         }
         notes.set(id.clone());
-        if !crate::sim::scenario::IDS.contains(&id.as_str()) {
+        if !crate::sim::scenario::IDS.contains(&scenario.as_str()) {
             return;
         }
         super::app::fetch_text(&format!("{SCENARIO_NOTES}/{id}.txt"), move |got| {

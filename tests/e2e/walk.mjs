@@ -84,13 +84,15 @@ await page.keyboard.press('Home');
 for (let i = 0; i < 16; i++) await page.keyboard.press('ArrowRight');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === '订单服务', '技术术语: 订单服务');
+ok(await notesShown('源文档演示：', '看点：A001、A002 各自和消息行'), '技术术语: the guide in technical words (scenarios/seed-demo.tech.txt)');
 await shot('seed-demo-16-zh-tech');
 await page.click('[data-testid=lang]');
 ok((await text('label-cashier')) === 'Order service', 'English technical: Order service');
-ok(await notesShown('The source demo:', 'Watch: '), 'the title and guide switch to English without another fetch');
+ok(await notesShown('The source demo:', 'Watch: A001 and A002 each commit with their message row'), 'the title and the technical guide switch to English without another fetch');
 await shot('seed-demo-16-en-tech');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === 'Cashier', 'English metaphor: Cashier');
+ok(await notesShown('The source demo:', 'Watch: A001 and A002 are committed with their tickets'), 'English metaphor: the guide in the restaurant\'s words');
 await shot('seed-demo-16-en-metaphor');
 await page.waitForTimeout(500); // the address follows once the cursor rests
 ok(page.url().includes('lang=en') && page.url().includes('step=16'), `the address is a share link (${page.url().split('?')[1]})`);
