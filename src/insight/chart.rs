@@ -91,16 +91,23 @@ pub struct Chart {
     pub y_max: Option<f64>,
     /// The legend's word for the threshold line (in the page's language).
     pub threshold_label: &'static str,
-    /// The least room left of the plot ([`align_left`] gives charts shown together one).
+    /// The least room left of the plot ([`align`] gives charts shown together one).
     pub min_left: f64,
 }
 
-/// Charts over one time axis, shown one under another, start their plots at one x (the
-/// widest y labels' room): the cursor's line and a time fall at the same x in each.
-pub fn align_left(charts: &mut [Chart]) {
-    let left = charts.iter().map(|c| c.frame().left).fold(LEFT, f64::max);
+/// Charts over one time axis, shown one under another, share it: their plots start at one x
+/// (the widest y labels' room) and span the same times, so a time falls at the same x in
+/// each (the full-scan part's write latency spanned 30 min under its scans' 1.5 h).
+pub fn align(charts: &mut [Chart]) {
+    let frames: Vec<Frame> = charts.iter().map(Chart::frame).collect();
+    let left = frames.iter().map(|f| f.left).fold(LEFT, f64::max);
+    let x0 = frames.iter().map(|f| f.x0).fold(f64::MAX, f64::min);
+    let x1 = frames.iter().map(|f| f.x1).fold(f64::MIN, f64::max);
     for chart in charts {
         chart.min_left = left;
+        if x0 < x1 {
+            chart.x_range = Some((x0, x1));
+        }
     }
 }
 
@@ -526,6 +533,29 @@ mod tests {
         }
         // A small axis keeps the usual margin.
         assert_eq!(left_margin(["0", "20", "60"].into_iter()), LEFT);
+    }
+
+    #[test]
+    fn charts_aligned_share_the_plots_left_edge_and_time_span() {
+        let mut charts = [
+            Chart::new("a", "a", "t", Unit::Ms, "rows", Unit::Count).dots(
+                "r",
+                "s0",
+                vec![(0.0, 10.0), (5_400_000.0, 7_000.0)],
+            ),
+            Chart::new("b", "b", "t", Unit::Ms, "latency", Unit::Ms).line(
+                "w",
+                "s1",
+                vec![(60_000.0, 2.0), (1_800_000.0, 4.0)],
+            ),
+        ];
+        align(&mut charts);
+        let frames: Vec<Frame> = charts.iter().map(Chart::frame).collect();
+        assert_eq!((frames[0].x0, frames[0].x1), (frames[1].x0, frames[1].x1));
+        assert_eq!((frames[1].x0, frames[1].x1), (0.0, 5_400_000.0));
+        assert_eq!(frames[0].left, frames[1].left);
+        // One time, one x.
+        assert_eq!(frames[0].px(1_800_000.0), frames[1].px(1_800_000.0));
     }
 
     #[test]

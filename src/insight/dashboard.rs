@@ -382,7 +382,7 @@ fn charts(req: &Request, f: &Frame, t: &Thresholds, samples: &[Sample], at: Opti
         whole_ticks(dead),
         window_chart(f, t, samples),
     ];
-    chart::align_left(&mut charts);
+    chart::align(&mut charts);
     let [backlog, rows, latency, fail, dead, window] = &charts;
     let mut s = Html::lit("<div class=charts>");
     s.push(&backlog.svg());

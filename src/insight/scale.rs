@@ -993,7 +993,7 @@ fn fullscan(req: &mut Request, p: &Params) -> Html {
     .line(off_label, "s3", write_points(&off))
     .line(on_label, "s0", write_points(&on));
     let mut charts = [rows_chart, write_chart];
-    chart::align_left(&mut charts);
+    chart::align(&mut charts);
     for chart in &charts {
         s.push(&chart.svg());
     }
@@ -1196,7 +1196,7 @@ fn archive(req: &mut Request, p: &Params) -> Html {
     .dots(req.t("归档开", "archiving on"), "s0", scan_points(&on))
     .dots(req.t("不归档", "no archiving"), "s3", scan_points(&off));
     let mut charts = [table_chart, scan_chart];
-    chart::align_left(&mut charts);
+    chart::align(&mut charts);
     for chart in &charts {
         s.push(&chart.svg());
     }
