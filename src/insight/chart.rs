@@ -222,15 +222,15 @@ impl Chart {
         let ticks_y = ticks_from_zero(self.y_unit, self.y_max.unwrap_or(y1).max(1e-9));
         let y_top = *ticks_y.last().unwrap_or(&1.0);
         let y_top = if self.y_max.is_some() { self.y_max.unwrap_or(y_top) } else { y_top };
-        let labels: Vec<String> = ticks_y.iter().map(|t| self.y_unit.label(*t)).collect();
-        let left = left_margin(labels.iter().map(String::as_str)).max(self.min_left);
-        Frame { x0, x1, y_top, ticks_y, left, plot_w: WIDTH - left - RIGHT, plot_h: HEIGHT - TOP - BOTTOM }
+        let tick_labels: Vec<String> = ticks_y.iter().map(|t| self.y_unit.label(*t)).collect();
+        let left = left_margin(tick_labels.iter().map(String::as_str)).max(self.min_left);
+        Frame { x0, x1, y_top, ticks_y, tick_labels, left, plot_w: WIDTH - left - RIGHT, plot_h: HEIGHT - TOP - BOTTOM }
     }
 
     /// The grid lines and ticks of both axes, the axes and their labels.
     fn grid(&self, frame: &Frame) -> Html {
         let mut s = Html::new();
-        for t in &frame.ticks_y {
+        for (t, label) in frame.ticks_y.iter().zip(&frame.tick_labels) {
             let y = frame.py(*t);
             html_write!(
                 s,
@@ -241,7 +241,7 @@ impl Chart {
                 y,
                 frame.left - 4.0,
                 y + 4.0,
-                self.y_unit.label(*t)
+                label
             );
         }
         let bottom = TOP + frame.plot_h;
@@ -346,6 +346,8 @@ struct Frame {
     x1: f64,
     y_top: f64,
     ticks_y: Vec<f64>,
+    /// The y ticks' labels, in the y axis's unit (they also size [`Frame::left`]).
+    tick_labels: Vec<String>,
     /// Where the plot starts ([`left_margin`] of the y axis's labels).
     left: f64,
     plot_w: f64,

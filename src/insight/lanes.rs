@@ -647,7 +647,7 @@ fn lane_card(req: &Request, lane: &Lane, keys: &[&str]) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::super::answer;
+    use super::super::{answer, number_after};
     use std::collections::BTreeMap;
 
     fn body(text: &str) -> String {
@@ -712,13 +712,6 @@ mod tests {
             }
         }
         assert!(shared >= 3, "moments at one time in several lanes: {shared}");
-    }
-
-    /// The number right after the first `attr` in `text`.
-    fn number_after(text: &str, attr: &str) -> f64 {
-        let rest = text.split(attr).nth(1).unwrap();
-        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        rest[..end].parse().unwrap()
     }
 
     #[test]

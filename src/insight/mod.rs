@@ -468,6 +468,15 @@ fn controls_key(controls: &Html) -> u64 {
     crate::sim::simulation::fingerprint(&kept)
 }
 
+/// The number at the start of `markup` after the first `marker` ("" for the start of
+/// `markup` itself): the tests' reading of an SVG attribute.
+#[cfg(test)]
+pub(crate) fn number_after(markup: &str, marker: &str) -> f64 {
+    let rest = if marker.is_empty() { markup } else { markup.split(marker).nth(1).unwrap_or("") };
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    rest[..end].parse().unwrap_or(f64::NAN)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1044,14 +1044,7 @@ mod tests {
             let boxes: Vec<(f64, f64)> = b
                 .split("<g class=\"node part\"><rect x=")
                 .skip(1)
-                .map(|part| {
-                    let number = |after: &str| -> f64 {
-                        let rest = if after.is_empty() { part } else { part.split(after).nth(1).unwrap_or("") };
-                        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-                        rest[..end].parse().unwrap()
-                    };
-                    (number(""), number(" width="))
-                })
+                .map(|part| (crate::insight::number_after(part, ""), crate::insight::number_after(part, " width=")))
                 .collect();
             assert_eq!(boxes.len(), if n == "3" { 3 } else { 5 }, "n={n}");
             for pair in boxes.windows(2) {
