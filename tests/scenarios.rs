@@ -261,3 +261,22 @@ fn every_scenario_has_a_short_name_in_both_languages() {
     }
     assert_eq!(scenario::name("nope", true), None);
 }
+
+#[test]
+fn every_message_delivered_for_the_first_time_was_published() {
+    // "published" counts every message put on the broker, the reconciler's re-publishes among
+    // them: outage-dead-letters's messages all reach the consumer through the reconciler.
+    for s in scenario::all() {
+        let sim = sim::run(&s, s.config.clone(), 1).unwrap();
+        let c = &sim.world().counters;
+        let first_deliveries = c.deliveries - c.duplicate_deliveries;
+        assert!(
+            first_deliveries <= c.publishes,
+            "{}: {first_deliveries} first deliveries, {} published",
+            s.id,
+            c.publishes
+        );
+    }
+    let c = run("outage-dead-letters", 1).world().counters.clone();
+    assert!(c.gaps_compensated > 0 && c.publishes >= c.gaps_compensated, "{c:?}");
+}

@@ -21,6 +21,8 @@ pub struct Counters {
     /// The most rows one scan examined.
     pub max_rows_examined_per_scan: u64,
     pub max_scan_latency_ms: u64,
+    /// Messages put on the broker: by a relay (or the connector), sent directly, a half
+    /// message committed, or published again by the reconciler.
     pub publishes: u64,
     /// Publishes of a message that had been published before (by any relay).
     pub duplicate_publishes: u64,
@@ -141,7 +143,11 @@ impl Counters {
             MessageDone { .. } => c.messages_done += 1,
             ReconcileStarted { .. } => c.reconcile_runs += 1,
             GapFound { .. } => c.gaps_found += 1,
-            GapCompensated { .. } => c.gaps_compensated += 1,
+            // The reconciler publishes the lost message itself: a publish, as the relay's are.
+            GapCompensated { .. } => {
+                c.gaps_compensated += 1;
+                c.publishes += 1;
+            }
             TwoPcRoundStarted { .. } => c.two_pc_rounds += 1,
             TwoPcCommitted { .. } => {
                 c.orders_committed += 1;
