@@ -804,3 +804,48 @@ fn stage_counts_stay_short() {
         assert_eq!(short_count(n), in_u128(n), "{n}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn the_counts_follow_the_mode_in_force() {
+    // The message table's rows only where there is one; 2PC's rounds and the half messages'
+    // check-backs where they happen, each equal to the core's counter at the end.
+    for (scenario, shown, absent) in [
+        ("seed-demo", &["outbox_pending", "outbox_done", "deliveries"][..], &["two_pc_rounds", "half_check_backs"][..]),
+        (
+            "two-pc-n-nodes",
+            &["two_pc_rounds", "two_pc_failed_rounds", "two_pc_blocked"],
+            &["outbox_pending", "deliveries", "orders_rolled_back"],
+        ),
+        ("half-message", &["half_check_backs", "orders_refused", "deliveries"], &["outbox_pending", "two_pc_rounds"]),
+    ] {
+        let m = mount(state(scenario), vec![], None);
+        loaded(&m).await;
+        key("End").await;
+        for id in shown {
+            assert!(
+                m.has(&format!("[data-testid=summary] [data-testid={id}]:not([hidden])")),
+                "{scenario}: no {id} row shown"
+            );
+        }
+        for id in absent {
+            assert!(
+                m.has(&format!("[data-testid=summary] [data-testid={id}][hidden]")),
+                "{scenario}: the {id} row is not hidden"
+            );
+        }
+        let c = RunSpec::builtin(scenario, 1).unwrap().play().unwrap().world().counters.clone();
+        match scenario {
+            "two-pc-n-nodes" => {
+                assert_eq!(m.cell("two_pc_rounds"), c.two_pc_rounds.to_string());
+                assert_eq!(m.cell("two_pc_failed_rounds"), c.two_pc_failed_rounds.to_string());
+                assert!(c.two_pc_failed_rounds > 0, "the scenario has aborted rounds");
+            }
+            "half-message" => {
+                assert_eq!(m.cell("half_check_backs"), c.half_check_backs.to_string());
+                assert_eq!(m.cell("orders_refused"), c.orders_refused.to_string());
+                assert!(c.half_check_backs > 0 && c.orders_refused > 0, "{c:?}");
+            }
+            _ => assert_eq!(m.cell("outbox_done"), c.messages_done.to_string()),
+        }
+    }
+}

@@ -4,13 +4,14 @@
 use crate::html_write;
 use crate::markup::Html;
 use crate::sim::checker::ViolationKind;
+use crate::sim::config::Mode;
 use crate::sim::event::EventKind;
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
 use crate::ui::app::Lab;
 use crate::ui::i18n::Label;
 use crate::ui::markup::Markup;
-use crate::ui::timeline::{Frame, Run};
+use crate::ui::timeline::{clock, Frame, Run};
 use leptos::prelude::*;
 
 /// The badges the page shows, and which checker findings break each.
@@ -47,14 +48,17 @@ fn badge_of(kind: ViolationKind) -> Badge {
     }
 }
 
-/// One row of the counts: (test id, Chinese label, English label, value).
-type Row = (&'static str, &'static str, &'static str, String);
+/// One row of the counts: (test id, Chinese label, English label, value: None where the
+/// mode in force has no such thing, and the row is hidden).
+type Row = (&'static str, &'static str, &'static str, Option<String>);
 
 /// How many rows [`counts`] has.
-const ROWS: usize = 13;
+const ROWS: usize = 18;
 
 /// Counts up to the cursor: the core's counters in the world at the cursor (the same names
-/// and numbers as `outbox-sim run --json`).
+/// and numbers as `outbox-sim run --json`). The rows follow the mode in force: the message
+/// table's rows only where there is one; 2PC's rounds (and no MQ), the half messages'
+/// refusals and check-backs, where they happen.
 pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     let c = &f.world.counters;
     let outbox = &f.world.order_db.outbox;
@@ -65,20 +69,29 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
         (Some(s), true) => format!("… ({} unfinished)", s.unfinished_orders),
         _ => "…".to_string(),
     };
+    let mode = f.config.mode;
+    let (two_pc, half, table) = (mode == Mode::TwoPc, mode == Mode::HalfMessage, mode == Mode::Outbox);
+    let when = |shown: bool, n: u64| shown.then(|| n.to_string());
+    let status = |s: Status| when(table, outbox.count(s) as u64);
     [
-        ("orders_committed", "订单提交", "orders committed", c.orders_committed.to_string()),
-        ("orders_rolled_back", "事务回滚", "rolled back", c.orders_rolled_back.to_string()),
-        ("publishes", "投递到 MQ", "published", c.publishes.to_string()),
-        ("deliveries", "MQ 投递次数", "deliveries", c.deliveries.to_string()),
-        ("redeliveries", "其中重复/重投", "of which again", c.duplicate_deliveries.to_string()),
-        ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", c.duplicates_skipped.to_string()),
-        ("effects_applied", "业务生效", "effects applied", c.effects_applied.to_string()),
-        ("outbox_pending", "PENDING", "PENDING", outbox.count(Status::Pending).to_string()),
-        ("outbox_sent", "SENT", "SENT", outbox.count(Status::Sent).to_string()),
-        ("outbox_done", "DONE", "DONE", outbox.count(Status::Done).to_string()),
-        ("outbox_dead", "DEAD", "DEAD", outbox.count(Status::Dead).to_string()),
-        ("lost_orders", "丢失订单（收敛后）", "lost orders (settled)", lost),
-        ("events", "事件数", "events", f.cursor.to_string()),
+        ("orders_committed", "订单提交", "orders committed", Some(c.orders_committed.to_string())),
+        ("two_pc_rounds", "2PC 轮次", "2PC rounds", when(two_pc, c.two_pc_rounds)),
+        ("two_pc_failed_rounds", "其中中止", "of which aborted", when(two_pc, c.two_pc_failed_rounds)),
+        ("two_pc_blocked", "宕机阻塞的锁（累计）", "locks blocked (sum)", two_pc.then(|| clock(c.two_pc_blocked_ms))),
+        ("orders_rolled_back", "事务回滚", "rolled back", when(!two_pc, c.orders_rolled_back)),
+        ("orders_refused", "被拒（MQ 宕机）", "refused (MQ down)", when(half, c.orders_refused)),
+        ("publishes", "投递到 MQ", "published", when(!two_pc, c.publishes)),
+        ("deliveries", "MQ 投递次数", "deliveries", when(!two_pc, c.deliveries)),
+        ("redeliveries", "其中重复/重投", "of which again", when(!two_pc, c.duplicate_deliveries)),
+        ("half_check_backs", "MQ 回查", "check-backs", when(half, c.half_check_backs)),
+        ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", when(!two_pc, c.duplicates_skipped)),
+        ("effects_applied", "业务生效", "effects applied", Some(c.effects_applied.to_string())),
+        ("outbox_pending", "PENDING", "PENDING", status(Status::Pending)),
+        ("outbox_sent", "SENT", "SENT", status(Status::Sent)),
+        ("outbox_done", "DONE", "DONE", status(Status::Done)),
+        ("outbox_dead", "DEAD", "DEAD", status(Status::Dead)),
+        ("lost_orders", "丢失订单（收敛后）", "lost orders (settled)", Some(lost)),
+        ("events", "事件数", "events", Some(f.cursor.to_string())),
     ]
 }
 
@@ -167,16 +180,20 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
             <h3>{tr(lab, Label::Summary)}</h3>
             <table class="summary" data-testid="summary">
                 <tbody>
-                    // The rows are the same at every cursor (only their values change).
+                    // The rows are the same at every cursor (only their values change); the
+                    // mode in force hides the ones it has no use for.
                     {(0..ROWS)
                         .map(|i| {
                             let row = move |pick: fn(&Row, bool) -> String| {
                                 move || rows.with(|r| r.get(i).map(|row| pick(row, en())).unwrap_or_default())
                             };
                             view! {
-                                <tr data-testid=rows.with_untracked(|r| r.get(i).map_or("", |row| row.0))>
+                                <tr
+                                    data-testid=rows.with_untracked(|r| r.get(i).map_or("", |row| row.0))
+                                    hidden=move || rows.with(|r| r.get(i).is_none_or(|row| row.3.is_none()))
+                                >
                                     <th>{row(|r, en| if en { r.2 } else { r.1 }.to_string())}</th>
-                                    <td class="value">{row(|r, _| r.3.clone())}</td>
+                                    <td class="value">{row(|r, _| r.3.clone().unwrap_or_default())}</td>
                                 </tr>
                             }
                         })
