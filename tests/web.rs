@@ -366,7 +366,9 @@ async fn injecting_a_failed_order_forks_the_run_and_rolls_back_cleanly() {
     m.select("[data-testid=order-fault]", "2").await; // after INSERT outbox
     m.click("[data-testid=inject-order]").await;
     assert!(m.total() > before_total, "the fork has the new order's events");
-    assert!(m.testid("interventions").contains("9:o:U001"));
+    // The intervention as the log narrates its first event (the order's BEGIN, event #9).
+    let interventions = m.testid("interventions");
+    assert!(interventions.contains("\n#9 ") && interventions.contains("U001"), "{interventions}");
     assert!(m.current_line().contains("U001"), "{}", m.current_line());
     // Walk to its rollback.
     for _ in 0..5 {
@@ -806,9 +808,11 @@ fn stage_counts_stay_short() {
 }
 
 #[wasm_bindgen_test]
-async fn the_counts_follow_the_mode_in_force() {
+async fn the_counts_and_the_stage_follow_the_mode_in_force() {
     // The message table's rows only where there is one; 2PC's rounds and the half messages'
-    // check-backs where they happen, each equal to the core's counter at the end.
+    // check-backs where they happen, each equal to the core's counter at the end. On the
+    // stage, a place the mode has no use for says so: the rack without a message table, the
+    // MQ in 2PC.
     for (scenario, shown, absent) in [
         ("seed-demo", &["outbox_pending", "outbox_done", "deliveries"][..], &["two_pc_rounds", "half_check_backs"][..]),
         (
@@ -833,6 +837,12 @@ async fn the_counts_follow_the_mode_in_force() {
                 "{scenario}: the {id} row is not hidden"
             );
         }
+        let unused = match scenario {
+            "two-pc-n-nodes" => 2,
+            "half-message" => 1,
+            _ => 0,
+        };
+        assert_eq!(m.count("[data-testid=scene] [data-testid=unused]"), unused, "{scenario}");
         let c = RunSpec::builtin(scenario, 1).unwrap().play().unwrap().world().counters.clone();
         match scenario {
             "two-pc-n-nodes" => {

@@ -2,7 +2,7 @@
 //! two toggles (language, vocabulary), and "break it on purpose".
 
 use super::app::{focus_after_render, Lab, SPEEDS, SPEED_LABELS};
-use super::i18n::{Label, Lang, Vocab};
+use super::i18n::{narrate, Label, Lang, Vocab};
 use super::timeline::clock;
 use super::url_state;
 use crate::run_file;
@@ -509,13 +509,16 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
         }));
     };
     let inject = move |command: Command| move |_| lab.inject(command.clone());
+    // Each intervention on a line of its own, as the log narrates its first event, with that
+    // event's number (one text: the stylesheet breaks its lines).
     let interventions = move || {
+        let words = lab.words();
         lab.run.with(|r| {
-            url_state::encode_interventions(&r.spec.interventions)
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(|s| view! { <code>{s.to_string()}</code> " " })
-                .collect_view()
+            let mut text = String::new();
+            for e in r.spec.interventions.iter().filter_map(|i| r.events.get(i.after_events as usize)) {
+                text += &format!("\n#{} {}", e.seq, narrate(words, e, &|id| r.key_of(id)));
+            }
+            text
         })
     };
     view! {
@@ -567,7 +570,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                 {KNOBS.iter().map(|knob| view! { <Setting lab=lab knob=knob config=config/> }).collect_view()}
             </div>
             <p class="interventions" data-testid="interventions" class:empty=move || lab.run.with(|r| r.spec.interventions.is_empty())>
-                {tr(lab, Label::Interventions)} ": " <span>{interventions}</span>
+                {tr(lab, Label::Interventions)} ":" {interventions}
             </p>
         </section>
     }

@@ -19,6 +19,8 @@ pub enum Label {
     OrdersDb,
     Rack,
     Runner,
+    /// Drawn over a place the mode in force has no use for (no message table, no MQ).
+    Unused,
     Clerk,
     Window,
     Kitchen,
@@ -156,7 +158,8 @@ impl Words {
             Label::Cashier => p("收银台", "订单服务", "Cashier", "Order service"),
             Label::OrdersDb => p("订单簿", "orders 表", "Order book", "orders table"),
             Label::Rack => p("票夹", "消息表 outbox", "Ticket rack", "Outbox table"),
-            Label::Runner => p("跑堂", "中继 relay", "Runner", "Relay"),
+            Label::Runner => p("跑堂", "中继", "Runner", "Relay"),
+            Label::Unused => p("这种做法用不到", "此模式不使用", "not used this way", "unused in this mode"),
             Label::Clerk => p("抄单员", "CDC 连接器", "Clerk", "CDC connector"),
             Label::Window => p("出菜窗口", "消息队列 MQ", "Kitchen window", "MQ (broker)"),
             Label::Kitchen => p("后厨", "消费者", "Kitchen", "Consumer"),

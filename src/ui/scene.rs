@@ -8,7 +8,7 @@ use super::i18n::{bubble, Label, Lang, Words};
 use super::markup::{Markup, SvgMarkup};
 use super::timeline::{clock, touched_msg, Frame};
 use crate::markup::Html;
-use crate::sim::config::Ordering;
+use crate::sim::config::{Mode, Ordering};
 use crate::sim::event::Actor;
 use crate::sim::event::{DeliveryCause, EventKind};
 use crate::sim::outbox_table::{OutboxRow, Status};
@@ -136,6 +136,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                 aria-label=tr(lab, Label::Title)
                 class=move || if phone.get() { "scene phone" } else { "scene" }
                 data-layout=move || if phone.get() { "phone" } else { "wide" }
+                data-mode=move || f.with(|f| f.config.mode.as_str())
             >
                 <SvgMarkup attr:class="drawn" draw=body/>
                 <g class="relay-place"><g class=runner_class data-testid="runner"
@@ -264,6 +265,11 @@ pub fn draw(f: &Frame, w: Words) -> Html {
     stage.o
 }
 
+/// "Not used in this mode", across the middle of a place centred at `x`.
+fn unused(o: &mut Html, x: i32, w: Words) {
+    html_write!(*o, r#"<text x="{}" y="150" class="unused" data-testid="unused">{}</text>"#, x, w.t(Label::Unused));
+}
+
 impl Stage<'_> {
     /// The simulated time, bottom left (on a phone, under the cashier).
     fn clock(&mut self) {
@@ -330,6 +336,10 @@ impl Stage<'_> {
                 more,
                 w.t(Label::More)
             );
+        }
+        // No message table in this mode (the stylesheet dims the rack and the runner).
+        if f.config.mode != Mode::Outbox {
+            unused(&mut self.o, 355, w);
         }
         self.o.push_lit("</g>");
     }
@@ -410,6 +420,10 @@ impl Stage<'_> {
             acting(current, Actor::Broker)
         );
         label(o, 710, 18, "label", "label-window", w.t(Label::Window));
+        // 2PC has no MQ: the order and the payment commit together.
+        if f.config.mode == Mode::TwoPc {
+            unused(o, 710, w);
+        }
         html_write!(
             *o,
             r#"<text x="710" y="272" class="sub">{} <tspan data-testid="inflight-count">{}</tspan></text>"#,

@@ -546,7 +546,10 @@ await shot('lessons-en-ai');
     const el = document.activeElement;
     return el && el !== document.body ? (el.dataset.testid || el.tagName.toLowerCase()) : 'body';
   });
-  const injections = async () => (await page.locator('[data-testid=interventions] code').count());
+  // The interventions line: one line "#<event> <its narration>" each.
+  const injectionCount = () => (document.querySelector('[data-testid=interventions]')?.textContent.match(/\n#\d+ /g) || []).length;
+  const injections = () => page.evaluate(injectionCount);
+  const waitForInjections = (n) => page.waitForFunction(`(${injectionCount})() === ${n}`);
   await page.goto(`${url}?scenario=seed-demo&step=5&lang=en`);
   await page.waitForSelector('[data-testid=scene]');
   // A drop-down applies a choice, not every arrow press.
@@ -555,7 +558,7 @@ await shot('lessons-en-ai');
   await page.keyboard.press('ArrowDown');
   ok((await injections()) === 0 && (await cursor()) === 5, 'arrowing through a setting injects nothing yet (and does not step the run)');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=interventions] code').length === 1);
+  await waitForInjections(1);
   ok((await injections()) === 1, 'Enter applies the choice: one injection');
   ok((await focused()) === 'set-batch_size', `and the focus stays on the drop-down (${await focused()})`);
   // A log line is a button: Tab reaches it, Enter opens its event, the focus stays on it.
@@ -588,7 +591,7 @@ await shot('lessons-en-ai');
   const before = await page.evaluate(() => document.querySelector('[data-testid=scene]').getBoundingClientRect().top);
   await page.focus('[data-testid=inject-dup]');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=interventions] code').length === 1);
+  await waitForInjections(1);
   await page.waitForTimeout(300);
   const after = await page.evaluate(() => [document.querySelector('[data-testid=scene]').getBoundingClientRect().top, window.innerHeight]);
   ok(before < 0 && after[0] >= -1 && after[0] < after[1] * 0.6, `an injection brings the stage into view (its top ${Math.round(before)} → ${Math.round(after[0])}px)`);
