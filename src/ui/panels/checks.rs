@@ -72,7 +72,7 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     let mode = f.config.mode;
     let (two_pc, half, table) = (mode == Mode::TwoPc, mode == Mode::HalfMessage, mode == Mode::Outbox);
     let when = |shown: bool, n: u64| shown.then(|| n.to_string());
-    let status = |s: Status| when(table, outbox.count(s) as u64);
+    let status = |s: Status| when(table, outbox.count(s));
     [
         ("orders_committed", "订单提交", "orders committed", Some(c.orders_committed.to_string())),
         ("two_pc_rounds", "2PC 轮次", "2PC rounds", when(two_pc, c.two_pc_rounds)),
