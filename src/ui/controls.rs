@@ -3,6 +3,7 @@
 
 use super::app::{focus_after_render, Lab, SPEEDS, SPEED_LABELS};
 use super::i18n::{narrate, Label, Lang, Vocab};
+use super::markup::Markup;
 use super::timeline::clock;
 use super::url_state;
 use crate::run_file;
@@ -10,6 +11,7 @@ use crate::sim::event::TxFault;
 use crate::sim::order_service::OrderRequest;
 use crate::sim::scenario::{self, Command};
 use crate::ui::app::tr;
+use crate::{html, html_write};
 use leptos::prelude::*;
 
 /// The transport buttons: what each does to the cursor or the run.
@@ -337,9 +339,29 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
             diff.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
         })
     };
+    // The title, and the guide under it if there is one; a setting to try (`key=value` in
+    // either) is a button: this scenario again, from the start, with that setting on top of
+    // its own (one click handler for all).
+    let notes = move || {
+        let (title, guide) = (title(), guide_text());
+        lab.run.with(|r| {
+            let tries = |text: &str| crate::guides::with_tries(text, &r.spec.scenario.id, r.spec.seed);
+            let mut o = html!(r#"<p class="scenario-title" data-testid="scenario-title">{}</p>"#, tries(&title));
+            if !guide.is_empty() {
+                html_write!(o, r#"<p class="guide" data-testid="guide">{}</p>"#, tries(&guide));
+            }
+            o
+        })
+    };
+    let go = move |ev: leptos::ev::MouseEvent| {
+        use leptos::wasm_bindgen::JsCast;
+        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        if let Some(query) = target.and_then(|el| el.get_attribute("data-go")) {
+            lab.show_then(&query, super::app::reveal_stage);
+        }
+    };
     view! {
-        <p class="scenario-title" data-testid="scenario-title">{title}</p>
-        <p class="guide" data-testid="guide" hidden=move || guide_text().is_empty()>{guide_text}</p>
+        <Markup attr:class="notes" on:click=go draw=notes/>
         <p class="guide changed" data-testid="changed-settings" hidden=move || changed().is_empty()>
             {tr(lab, Label::ChangedSettings)} " " <code>{changed}</code>
         </p>
