@@ -193,6 +193,28 @@ mod tests {
     }
 
     #[test]
+    fn the_pieces_put_back_together_are_the_text() {
+        let mut texts: Vec<String> =
+            ["é=true", "=", "==", "a==b", "idempotent=true=false", "x.idempotent=1.", "（fencing=真）"]
+                .map(String::from)
+                .to_vec();
+        for s in scenario::all() {
+            for zh in [true, false] {
+                texts.extend([guide(&s.id, zh).to_string(), technical_guide(&s.id, zh).to_string()]);
+            }
+            texts.extend([s.title_zh.clone(), s.title_en.clone()]);
+        }
+        for text in &texts {
+            let mut back = String::new();
+            each_piece(text, |p| match p {
+                Piece::Text(t) => back.push_str(t),
+                Piece::Try { key, value } => back.push_str(&format!("{key}={value}")),
+            });
+            assert_eq!(&back, text);
+        }
+    }
+
+    #[test]
     fn a_setting_to_try_becomes_a_button_and_the_text_stays_text() {
         let html = with_tries("<b>Try</b>: idempotent=false & see", "seed-demo", 7);
         assert_eq!(
