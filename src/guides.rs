@@ -23,7 +23,7 @@ pub fn guide(scenario: &str, zh: bool) -> &'static str {
         ("no-idempotency", false) => "Watch: the kitchen never checks the spike; the window passes P001 twice and the customer is charged twice — the no-double-effect badge turns red; click it to jump to the event. Try: idempotent=true.",
         ("cdc-relay", true) => "看点：没人翻票夹，抄单员照复写簿按签单先后送单；他没挪书签就摔倒，回来重抄，A001 送了两次，订单钉挡住重复。试试：idempotent=false；或 delete_after_insert=true：小票写完就撕，票夹一直是空的，抄单员照样从复写簿抄到每一单。",
         ("cdc-relay", false) => "Watch: nobody searches the rack; a clerk copies the carbon book in signing order, falls before moving his bookmark, and hands A001 in twice; the spike stops the repeat. Try: idempotent=false; or delete_after_insert=true: each ticket is torn off as soon as it is written, the rack stays empty, and the clerk still copies every order from the carbon book.",
-        ("cdc-log-retention", true) => "看点：窗口关着，抄单员拿着 A001 一直等，不进死信；复写簿只留 20 分钟，两张底联没抄就被撕，靠对账补发。试试：log_retention_ms=0（日志一直保留）。",
+        ("cdc-log-retention", true) => "看点：窗口关着，抄单员拿着 A001 一直等，不进死信；复写簿只留 20 分钟，两张底联没抄就被撕，靠对账补发。试试：log_retention_ms=0（日志保留到连接器读完为止）。",
         ("cdc-log-retention", false) => "Watch: the window is shut and the clerk waits with A001, nothing goes DEAD; the book keeps pages 20 minutes, two are torn out unread, and reconciliation re-sends them. Try: log_retention_ms=0 (the log is kept until read).",
         ("half-message", true) => "看点：收银员先递挂单再签单；B001 回滚，挂单作废；A002 签完收银员晕倒，后厨一分钟后打电话回查，才开做；MQ 停机时 A003 根本下不了单。试试：在「洞察」里看同一故障的四条路。",
         ("half-message", false) => "Watch: a hold ticket first, then the order; B001 rolls back and its hold is cancelled; the cashier faints after signing A002, and the kitchen calls back a minute later; while the MQ is down A003 cannot be ordered at all. Try: the insight panel's lanes.",
@@ -54,7 +54,7 @@ pub fn technical_guide(scenario: &str, zh: bool) -> &'static str {
         ("no-idempotency", false) => "Watch: the consumer checks no dedup table; the MQ delivers P001 twice and the customer is charged twice — the no-double-effect badge turns red; click it to jump to the event. Try: idempotent=true.",
         ("cdc-relay", true) => "看点：没有扫描，CDC 连接器按提交顺序读数据库日志（WAL）并发布；它还没保存日志位置就崩溃，重启后重读，A001 发布了两次，去重表挡住重复。试试：idempotent=false；或 delete_after_insert=true：消息行插入后立刻删除，消息表一直是空的，连接器照样从日志读到每一条。",
         ("cdc-relay", false) => "Watch: no scans; a CDC connector reads the database's log (WAL) in commit order and publishes; it crashes before storing its log position, reads again after its restart and publishes A001 twice; the dedup table skips the repeat. Try: idempotent=false; or delete_after_insert=true: each message row is deleted right after its insert, the outbox stays empty, and the connector still reads every message from the log.",
-        ("cdc-log-retention", true) => "看点：MQ 宕机，连接器拿着 A001 一直重试，没有消息变成 DEAD；日志只保留 20 分钟，两条还没读到的记录被回收，靠对账补发。试试：log_retention_ms=0（日志一直保留）。",
+        ("cdc-log-retention", true) => "看点：MQ 宕机，连接器拿着 A001 一直重试，没有消息变成 DEAD；日志只保留 20 分钟，两条还没读到的记录被回收，靠对账补发。试试：log_retention_ms=0（日志保留到连接器读完为止）。",
         ("cdc-log-retention", false) => "Watch: the MQ is down and the connector keeps retrying A001; nothing goes DEAD; the log keeps records 20 minutes, two are recycled before they are read, and reconciliation re-publishes them. Try: log_retention_ms=0 (the log is kept until read).",
         ("half-message", true) => "看点：先发半消息，再执行本地事务；B001 回滚，半消息随之回滚；A002 提交后订单服务崩溃，MQ 一分钟后回查订单库，才让消息可见；MQ 宕机时 A003 根本下不了单。试试：在「洞察」里看同一故障的四条路。",
         ("half-message", false) => "Watch: a half message first, then the local transaction; B001 rolls back and so does its half message; the order service crashes after committing A002, and the broker checks back a minute later before making it visible; while the MQ is down A003 cannot be ordered at all. Try: the insight panel's lanes.",
@@ -77,7 +77,8 @@ pub enum Piece<'a> {
 }
 
 /// `text` cut into [`Piece`]s, handed to `piece` in order. A `key=value` is a setting only
-/// if `key` is a config key and the value is not empty (letters, digits, `_` and `.`);
+/// if `key` is a config key and the value is not empty (lowercase ASCII letters, digits, `_`
+/// and `.`);
 /// anything else stays text.
 pub fn each_piece<'a>(text: &'a str, mut piece: impl FnMut(Piece<'a>)) {
     let word = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_';

@@ -36,6 +36,9 @@ pub struct Player {
     spec: RunSpec,
     sim: Simulation,
     interventions: Vec<Intervention>,
+    /// For each intervention applied: the index of the first event it emitted (None if it
+    /// emitted none when applied: a scan with nothing to do, an order written later).
+    landed: Vec<Option<u64>>,
     next_intervention: usize,
     /// The checker's path, taken first, one step per step (see `crate::sim::path`).
     path: Vec<crate::sim::path::Step>,
@@ -61,6 +64,7 @@ impl Player {
             spec,
             sim,
             interventions,
+            landed: Vec::new(),
             next_intervention: 0,
             path,
             next_path_step: 0,
@@ -113,7 +117,10 @@ impl Player {
                 Some(i) if self.sim.events_emitted() >= i.after_events || self.sim.phase().is_finished() => {
                     let command = i.command.clone();
                     self.next_intervention += 1;
+                    // It lands at the end of a step: that can be after `after_events`.
+                    let before = self.events();
                     self.sim.inject(command).map_err(|e| e.to_string())?;
+                    self.landed.push((self.events() > before).then_some(before as u64));
                 }
                 Some(_) => {
                     self.sim.step();
@@ -162,6 +169,7 @@ impl Player {
             spec: self.spec,
             timeline: self.timeline,
             keys: self.keys,
+            landed: self.landed,
             generation,
         })
     }
@@ -178,6 +186,9 @@ pub struct Run {
     pub summary: Option<Summary>,
     /// msg_id -> biz_key, for narrating events that carry only the id.
     pub keys: IdMap<String>,
+    /// For each of the spec's interventions: the index of the first event it emitted, if
+    /// it emitted one when applied.
+    pub landed: Vec<Option<u64>>,
     /// This run's number (frames of different runs never compare equal).
     pub generation: u64,
 }
@@ -198,6 +209,7 @@ impl Run {
             violations: Vec::new(),
             summary: None,
             keys: IdMap::default(),
+            landed: Vec::new(),
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -224,6 +236,7 @@ impl Run {
             violations: Vec::new(),
             summary: None,
             keys: IdMap::default(),
+            landed: Vec::new(),
             generation: 0,
         }
     }

@@ -820,7 +820,12 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
             &["two_pc_rounds", "two_pc_failed_rounds", "two_pc_blocked"],
             &["outbox_pending", "deliveries", "orders_rolled_back"],
         ),
-        ("half-message", &["half_check_backs", "orders_refused", "deliveries"], &["outbox_pending", "two_pc_rounds"]),
+        ("half-message", &["half_check_backs", "deliveries"], &["outbox_pending", "two_pc_rounds"]),
+        (
+            "commit-then-send",
+            &["orders_rolled_back", "publishes", "deliveries"],
+            &["outbox_pending", "two_pc_rounds", "half_check_backs"],
+        ),
     ] {
         let m = mount(state(scenario), vec![], None);
         loaded(&m).await;
@@ -839,7 +844,7 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
         }
         let unused = match scenario {
             "two-pc-n-nodes" => 2,
-            "half-message" => 1,
+            "half-message" | "commit-then-send" => 1,
             _ => 0,
         };
         assert_eq!(m.count("[data-testid=scene] [data-testid=unused]"), unused, "{scenario}");
@@ -852,10 +857,30 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
             }
             "half-message" => {
                 assert_eq!(m.cell("half_check_backs"), c.half_check_backs.to_string());
-                assert_eq!(m.cell("orders_refused"), c.orders_refused.to_string());
                 assert!(c.half_check_backs > 0 && c.orders_refused > 0, "{c:?}");
             }
+            "commit-then-send" => assert_eq!(m.cell("publishes"), c.publishes.to_string()),
             _ => assert_eq!(m.cell("outbox_done"), c.messages_done.to_string()),
         }
     }
+}
+
+#[wasm_bindgen_test]
+async fn the_interventions_line_names_what_each_one_caused() {
+    // Events 1-4 of seed-demo are one step (A001's transaction): a command given at cursor 2
+    // lands after it, and its line names its own event, #5, not event #2.
+    let m = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    m.scrub(2).await;
+    m.click("[data-testid=inject-dup]").await;
+    let line = m.testid("interventions");
+    assert!(line.contains("\n#5 【注入】"), "{line}");
+    assert!(!line.contains("#2 "), "{line}");
+    // A scan in half-message mode does nothing: its line is the command, with no event.
+    let m = mount(state("half-message"), vec![], None);
+    loaded(&m).await;
+    m.scrub(3).await;
+    m.click("[data-testid=inject-scan]").await;
+    let line = m.testid("interventions");
+    assert!(line.ends_with("\n3:scan") && !line.contains('#'), "{line:?}");
 }

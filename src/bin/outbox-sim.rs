@@ -274,7 +274,7 @@ fn write_human(out: &mut impl Write, scenario: &Scenario, sim: &Simulation) -> s
     }
     writeln!(
         out,
-        "  relay: {} scans, {} rows examined, {} publishes, {} failed",
+        "  relay: {} scans, {} rows examined; published {} (relays, direct sends, the reconciler), {} failed",
         s.scans, s.rows_examined, s.publishes, s.publish_failures
     )?;
     writeln!(

@@ -485,7 +485,8 @@ impl Metrics {
                 i.rows_examined += rows_examined;
                 i.max_scan_latency_ms = i.max_scan_latency_ms.max(*latency_ms);
             }
-            MessagePublished { msg_id, .. } => {
+            // The reconciler's re-publish is a publish too (as in the run's counters).
+            MessagePublished { msg_id, .. } | GapCompensated { msg_id, .. } => {
                 i.publishes += 1;
                 if let Some(n) =
                     world.order_db.outbox.get(*msg_id).and_then(|row| self.shard_publishes.get_mut(row.shard as usize))

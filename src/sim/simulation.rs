@@ -611,10 +611,11 @@ impl Ctx<'_> {
     }
 }
 
-/// The config keys fixed for a run, since its first actions depend on them: the relay kind
-/// (a scan timer per relay, or the connector's slot and read timer) and the broker's shape
-/// (the consumer group's first assignment of the partitions).
-const START_ONLY_KEYS: [&str; 4] = ["relay", "broker", "partitions", "group_consumers"];
+/// The config keys fixed for a run, since its first actions depend on them: the mode (the
+/// relay's timers run only with a message table), the relay kind (a scan timer per relay, or
+/// the connector's slot and read timer) and the broker's shape (the consumer group's first
+/// assignment of the partitions).
+const START_ONLY_KEYS: [&str; 5] = ["mode", "relay", "broker", "partitions", "group_consumers"];
 
 /// Whether a run with this config at its start runs the archive job (it is scheduled then, or
 /// never).

@@ -531,14 +531,18 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
         }));
     };
     let inject = move |command: Command| move |_| lab.inject(command.clone());
-    // Each intervention on a line of its own, as the log narrates its first event, with that
-    // event's number (one text: the stylesheet breaks its lines).
+    // Each intervention on a line of its own, as the log narrates the first event it caused,
+    // with that event's number; one that caused none when applied, as its link's code (one
+    // text: the stylesheet breaks its lines).
     let interventions = move || {
         let words = lab.words();
         lab.run.with(|r| {
             let mut text = String::new();
-            for e in r.spec.interventions.iter().filter_map(|i| r.events.get(i.after_events as usize)) {
-                text += &format!("\n#{} {}", e.seq, narrate(words, e, &|id| r.key_of(id)));
+            for (i, landed) in r.spec.interventions.iter().zip(&r.landed) {
+                text += &match landed.and_then(|at| r.events.get(at as usize)) {
+                    Some(e) => format!("\n#{} {}", e.seq, narrate(words, e, &|id| r.key_of(id))),
+                    None => format!("\n{}", url_state::encode_interventions(std::slice::from_ref(i))),
+                };
             }
             text
         })

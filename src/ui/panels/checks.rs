@@ -53,12 +53,12 @@ fn badge_of(kind: ViolationKind) -> Badge {
 type Row = (&'static str, &'static str, &'static str, Option<String>);
 
 /// How many rows [`counts`] has.
-const ROWS: usize = 18;
+const ROWS: usize = 17;
 
 /// Counts up to the cursor: the core's counters in the world at the cursor (the same names
 /// and numbers as `outbox-sim run --json`). The rows follow the mode in force: the message
 /// table's rows only where there is one; 2PC's rounds (and no MQ), the half messages'
-/// refusals and check-backs, where they happen.
+/// check-backs, where they happen.
 pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     let c = &f.world.counters;
     let outbox = &f.world.order_db.outbox;
@@ -77,9 +77,13 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
         ("orders_committed", "订单提交", "orders committed", Some(c.orders_committed.to_string())),
         ("two_pc_rounds", "2PC 轮次", "2PC rounds", when(two_pc, c.two_pc_rounds)),
         ("two_pc_failed_rounds", "其中中止", "of which aborted", when(two_pc, c.two_pc_failed_rounds)),
-        ("two_pc_blocked", "宕机阻塞的锁（累计）", "locks blocked (sum)", two_pc.then(|| clock(c.two_pc_blocked_ms))),
+        (
+            "two_pc_blocked",
+            "锁被阻塞时长（累计）",
+            "lock time blocked (sum)",
+            two_pc.then(|| clock(c.two_pc_blocked_ms)),
+        ),
         ("orders_rolled_back", "事务回滚", "rolled back", when(!two_pc, c.orders_rolled_back)),
-        ("orders_refused", "被拒（MQ 宕机）", "refused (MQ down)", when(half, c.orders_refused)),
         ("publishes", "投递到 MQ", "published", when(!two_pc, c.publishes)),
         ("deliveries", "MQ 投递次数", "deliveries", when(!two_pc, c.deliveries)),
         ("redeliveries", "其中重复/重投", "of which again", when(!two_pc, c.duplicate_deliveries)),
