@@ -23,6 +23,7 @@ use crate::sim::world::SNAPSHOT_EVERY;
 use crate::sim::Shared;
 use crate::sim::{Simulation, Summary, Timeline, World};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Logs longer than this are cut for the page.
 pub use crate::link::MAX_EVENTS_SHOWN;
@@ -369,10 +370,10 @@ impl Run {
         (base, cursor - from, keep)
     }
 
-    /// The frame at `head`'s cursor (shares the head's world: no copy).
-    pub fn frame(&self, head: &Playhead) -> Frame {
+    /// The frame at `head`'s cursor (shares the head's world and the run: no copy).
+    pub fn frame(self: &Arc<Self>, head: &Playhead) -> Frame {
         let cursor = head.current.cursor.min(self.events.len());
-        let event = cursor.checked_sub(1).and_then(|i| self.events.get(i)).cloned();
+        let event = cursor.checked_sub(1).and_then(|i| self.events.get(i));
         let next_scan =
             self.timeline.next_scan(cursor).and_then(|at| self.events.get(at)).and_then(|e| match &e.kind {
                 EventKind::RelayScanned { picked, shard, .. } => {
@@ -384,8 +385,8 @@ impl Run {
             generation: self.generation,
             cursor,
             total: self.events.len(),
-            now_ms: event.as_ref().map_or(0, |e| e.at_ms),
-            event,
+            now_ms: event.map_or(0, |e| e.at_ms),
+            run: Arc::clone(self),
             before_row: head.current.before_row.clone(),
             world: Shared::clone(&head.current.world),
             config: self.timeline.config_at(cursor).cloned().unwrap_or_else(|| self.spec.config.clone()),
@@ -394,7 +395,7 @@ impl Run {
     }
 
     /// The frame after the first `cursor` events, from scratch (tests; the page keeps a playhead).
-    pub fn frame_at(&self, cursor: usize) -> Frame {
+    pub fn frame_at(self: &Arc<Self>, cursor: usize) -> Frame {
         let mut head = self.playhead();
         self.seek(&mut head, cursor);
         self.frame(&head)
@@ -441,8 +442,9 @@ pub struct Frame {
     pub cursor: usize,
     pub total: usize,
     pub now_ms: u64,
-    /// The event that just happened (the cursor-th), if any.
-    pub event: Option<Event>,
+    /// The run this is a frame of: the event at the cursor is read from its log, not copied
+    /// into each frame ([`Frame::event`]; the copy's code was 1 KB of the page's first load).
+    run: Arc<Run>,
     /// The message row that event touched, as it was before it.
     pub before_row: Option<OutboxRow>,
     /// The state after that event (its counters are the run's counters up to here), shared
@@ -451,6 +453,13 @@ pub struct Frame {
     /// The config in force (scripted and injected `set`s folded in).
     pub config: Config,
     pub next_scan: Option<NextScan>,
+}
+
+impl Frame {
+    /// The event that just happened (the cursor-th), if any.
+    pub fn event(&self) -> Option<&Event> {
+        self.cursor.checked_sub(1).and_then(|i| self.run.events.get(i))
+    }
 }
 
 /// Two frames are the same frame when they are the same cursor of the same run: comparing

@@ -367,7 +367,7 @@ pub fn LabPage(
                 {move || {
                     let w = lab.words();
                     lab.run.with(|r| {
-                        lab.frame.with(|f| match &f.event {
+                        lab.frame.with(|f| match f.event() {
                             Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
                             None => w.t(Label::CaptionStart).to_string(),
                         })

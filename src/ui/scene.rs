@@ -112,7 +112,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
         })
     };
     let runner_class = move || {
-        let acting = f.with(|f| f.event.as_ref().is_some_and(|e| e.kind.actor() == crate::sim::event::Actor::Relay));
+        let acting = f.with(|f| f.event().is_some_and(|e| e.kind.actor() == crate::sim::event::Actor::Relay));
         if acting {
             "relay actor runner acting"
         } else {
@@ -158,7 +158,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
 
 fn runner_at_window(f: &Frame) -> bool {
     matches!(
-        f.event.as_ref().map(|e| &e.kind),
+        f.event().map(|e| &e.kind),
         Some(
             EventKind::MessagePublished { .. }
                 | EventKind::RelayLogPublishFailed { .. }
@@ -252,7 +252,7 @@ fn label(o: &mut Html, x: i32, y: i32, class: &'static str, testid: &'static str
 /// Everything on the stage but the runner, from one frame, as SVG markup: the clock and the
 /// furniture, then each place in data-flow order, then the bubble over whoever acted.
 pub fn draw(f: &Frame, w: Words) -> Html {
-    let current = f.event.as_ref().map(|e| &e.kind);
+    let current = f.event().map(|e| &e.kind);
     let mut stage = Stage { f, w, current, touched: current.and_then(touched_msg), o: Html::new() };
     stage.clock();
     stage.o.push_lit(FURNITURE);

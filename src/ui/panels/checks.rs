@@ -101,7 +101,7 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
 
 /// Which edge of the state machine the event walks: "new", "ps", "retry", "pdead", "sd", "pd".
 fn transition(f: &Frame) -> Option<(&'static str, Status)> {
-    let e = f.event.as_ref()?;
+    let e = f.event()?;
     let before = |id: u64| f.before_row.as_ref().filter(|r| r.id == id).map(|r| r.status);
     match &e.kind {
         EventKind::OrderCommitted { .. } => Some(("new", Status::Pending)),

@@ -33,7 +33,7 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     Effect::new(move |_| {
         let index_order = order.get() == Order::Index;
         let position = f.with(|f| {
-            let id = f.event.as_ref().and_then(|e| touched_msg(&e.kind))?;
+            let id = f.event().and_then(|e| touched_msg(&e.kind))?;
             f.world.order_db.outbox.position(id, index_order)
         });
         if let Some(pos) = position {
@@ -189,7 +189,7 @@ struct RowShown {
 /// One page of rows, from position `start` in display order.
 fn page_rows(f: &Frame, start: usize, index_view: bool) -> Vec<RowShown> {
     let outbox = &f.world.order_db.outbox;
-    let touched = f.event.as_ref().and_then(|e| touched_msg(&e.kind));
+    let touched = f.event().and_then(|e| touched_msg(&e.kind));
     let picked: &[u64] = f.next_scan.as_ref().map_or(&[], |s| &s.picked);
     let due_now: Vec<u64> = (0..f.config.shards as u32)
         .flat_map(|shard| outbox.scan_due(shard, f.now_ms, f.config.batch_size, |_| false).picked)
