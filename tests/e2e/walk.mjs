@@ -335,6 +335,8 @@ await shot('lessons-en-ai');
   await fencing.click();
   await page.waitForFunction(() => document.querySelector('[data-testid=changed-settings]')?.textContent.includes('fencing = true'));
   ok((await cursor()) === 0, `the title's fencing=true plays the scenario again from the start (cursor ${await cursor()})`);
+  ok(await page.evaluate(() => document.activeElement?.matches('[data-testid=scenario-title] button.try') && document.activeElement.textContent === 'fencing=true'),
+    `the try button keeps the keyboard focus (focused: ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))})`);
   ok((await page.locator('[data-testid=scenario-title] button.try').count()) === 2, 'both of its settings to try are buttons (fencing=true, claim_lease_ms=60000)');
   await page.keyboard.press('End');
   ok((await state('badge-forward')) === 'ok', 'with fencing the late update affects 0 rows');

@@ -4,7 +4,7 @@
 use crate::html_write;
 use crate::markup::Html;
 use crate::sim::checker::ViolationKind;
-use crate::sim::config::Mode;
+use crate::sim::config::{Mode, RelayKind};
 use crate::sim::event::EventKind;
 use crate::sim::outbox_table::Status;
 use crate::ui::app::tr;
@@ -58,7 +58,8 @@ const ROWS: usize = 17;
 /// Counts up to the cursor: the core's counters in the world at the cursor (the same names
 /// and numbers as `outbox-sim run --json`). The rows follow the mode in force: the message
 /// table's rows only where there is one; 2PC's rounds (and no MQ), the half messages'
-/// check-backs, where they happen.
+/// check-backs, where they happen. A relay that reads the database's log (relay=cdc) never
+/// writes SENT or DEAD: those two rows only for a relay that polls the table.
 pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     let c = &f.world.counters;
     let outbox = &f.world.order_db.outbox;
@@ -72,7 +73,8 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     let mode = f.config.mode;
     let (two_pc, half, table) = (mode == Mode::TwoPc, mode == Mode::HalfMessage, mode == Mode::Outbox);
     let when = |shown: bool, n: u64| shown.then(|| n.to_string());
-    let status = |s: Status| when(table, outbox.count(s));
+    let polled = table && f.config.relay == RelayKind::Poll;
+    let status = |s: Status, shown: bool| when(shown, outbox.count(s));
     [
         ("orders_committed", "订单提交", "orders committed", Some(c.orders_committed.to_string())),
         ("two_pc_rounds", "2PC 轮次", "2PC rounds", when(two_pc, c.two_pc_rounds)),
@@ -90,10 +92,10 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
         ("half_check_backs", "MQ 回查", "check-backs", when(half, c.half_check_backs)),
         ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", when(!two_pc, c.duplicates_skipped)),
         ("effects_applied", "业务生效", "effects applied", Some(c.effects_applied.to_string())),
-        ("outbox_pending", "PENDING", "PENDING", status(Status::Pending)),
-        ("outbox_sent", "SENT", "SENT", status(Status::Sent)),
-        ("outbox_done", "DONE", "DONE", status(Status::Done)),
-        ("outbox_dead", "DEAD", "DEAD", status(Status::Dead)),
+        ("outbox_pending", "PENDING", "PENDING", status(Status::Pending, table)),
+        ("outbox_sent", "SENT", "SENT", status(Status::Sent, polled)),
+        ("outbox_done", "DONE", "DONE", status(Status::Done, table)),
+        ("outbox_dead", "DEAD", "DEAD", status(Status::Dead, polled)),
         ("lost_orders", "丢失订单（收敛后）", "lost orders (settled)", Some(lost)),
         ("events", "事件数", "events", Some(f.cursor.to_string())),
     ]
