@@ -23,7 +23,6 @@ use crate::sim::world::SNAPSHOT_EVERY;
 use crate::sim::Shared;
 use crate::sim::{Simulation, Summary, Timeline, World};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// Logs longer than this are cut for the page.
 pub use crate::link::MAX_EVENTS_SHOWN;
@@ -371,7 +370,7 @@ impl Run {
     }
 
     /// The frame at `head`'s cursor (shares the head's world and the run: no copy).
-    pub fn frame(self: &Arc<Self>, head: &Playhead) -> Frame {
+    pub fn frame(self: &Shared<Self>, head: &Playhead) -> Frame {
         let cursor = head.current.cursor.min(self.events.len());
         let event = cursor.checked_sub(1).and_then(|i| self.events.get(i));
         let next_scan =
@@ -386,7 +385,7 @@ impl Run {
             cursor,
             total: self.events.len(),
             now_ms: event.map_or(0, |e| e.at_ms),
-            run: Arc::clone(self),
+            run: Shared::clone(self),
             before_row: head.current.before_row.clone(),
             world: Shared::clone(&head.current.world),
             config: self.timeline.config_at(cursor).cloned().unwrap_or_else(|| self.spec.config.clone()),
@@ -395,7 +394,7 @@ impl Run {
     }
 
     /// The frame after the first `cursor` events, from scratch (tests; the page keeps a playhead).
-    pub fn frame_at(self: &Arc<Self>, cursor: usize) -> Frame {
+    pub fn frame_at(self: &Shared<Self>, cursor: usize) -> Frame {
         let mut head = self.playhead();
         self.seek(&mut head, cursor);
         self.frame(&head)
@@ -444,7 +443,7 @@ pub struct Frame {
     pub now_ms: u64,
     /// The run this is a frame of: the event at the cursor is read from its log, not copied
     /// into each frame ([`Frame::event`]; the copy's code was 1 KB of the page's first load).
-    run: Arc<Run>,
+    run: Shared<Run>,
     /// The message row that event touched, as it was before it.
     pub before_row: Option<OutboxRow>,
     /// The state after that event (its counters are the run's counters up to here), shared

@@ -7,8 +7,8 @@ use outbox_lab::sim::event::{EventKind, Injection};
 use outbox_lab::sim::prng::Prng;
 use outbox_lab::sim::scenario::{self, Command, Intervention, RunSpec};
 use outbox_lab::sim::world::SNAPSHOT_EVERY;
+use outbox_lab::sim::Shared;
 use outbox_lab::sim::{Config, World};
-use std::sync::Arc;
 
 fn spec(id: &str) -> RunSpec {
     RunSpec::builtin(id, 7).expect("built-in scenario")
@@ -56,7 +56,7 @@ fn the_playhead_holds_the_replayed_world_at_every_cursor_it_visits() {
             after_events: 40,
             command: Command::Set { key: "scan_interval_ms".into(), value: "2000".into() },
         }];
-        let run = Arc::new(Run::play(spec).expect("plays"));
+        let run = Shared::new(Run::play(spec).expect("plays"));
         let n = run.len();
         // The world after each prefix of the log, replayed once from the start.
         let mut replayed = vec![World::new(1)];
@@ -103,7 +103,7 @@ fn the_playhead_holds_the_replayed_world_at_every_cursor_it_visits() {
 #[test]
 fn counters_at_the_end_are_the_summary_counters() {
     for id in scenario::IDS {
-        let run = Arc::new(Run::play(spec(id)).expect("plays"));
+        let run = Shared::new(Run::play(spec(id)).expect("plays"));
         let frame = run.frame_at(run.len());
         let whole = spec(id).play().expect("plays");
         assert_eq!(&frame.world.counters, whole.counters(), "{id}");
@@ -112,8 +112,8 @@ fn counters_at_the_end_are_the_summary_counters() {
 
 #[test]
 fn frames_of_different_runs_or_cursors_differ_and_equal_ones_compare_cheaply() {
-    let a = Arc::new(Run::play(spec("seed-demo")).expect("plays"));
-    let b = Arc::new(Run::play(spec("seed-demo")).expect("plays"));
+    let a = Shared::new(Run::play(spec("seed-demo")).expect("plays"));
+    let b = Shared::new(Run::play(spec("seed-demo")).expect("plays"));
     assert_ne!(a.generation, b.generation);
     assert!(a.frame_at(5) == a.frame_at(5));
     assert!(a.frame_at(5) != a.frame_at(6));

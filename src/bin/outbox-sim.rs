@@ -423,10 +423,10 @@ fn frames(args: &[String]) -> Result<(), String> {
     let config = configure(&scenario.config, &o.sets)?;
     let spec = RunSpec { scenario, config, seed: o.seed, interventions: Vec::new(), path: String::new() };
     let started = Instant::now();
-    let run = std::sync::Arc::new(Run::play(spec)?);
+    let run = outbox_lab::sim::Shared::new(Run::play(spec)?);
     let play_ms = started.elapsed().as_secs_f64() * 1000.0;
     let n = run.len();
-    let time = |run: &std::sync::Arc<Run>, head: &mut outbox_lab::playback::Playhead, to: usize| {
+    let time = |run: &outbox_lab::sim::Shared<Run>, head: &mut outbox_lab::playback::Playhead, to: usize| {
         let t = Instant::now();
         run.seek(head, to);
         let frame = run.frame(head);
