@@ -25,6 +25,7 @@ pub mod lanes;
 pub mod orderings;
 pub mod reconcile;
 pub mod scale;
+pub mod sql_zh;
 pub mod twopc;
 
 use crate::link::{self, Lang, UrlState};
@@ -320,13 +321,15 @@ pub fn tables(link_query: &str) -> String {
     });
     let mut out: String =
         notices.iter().take(10).map(|n| format!("-- {}\n", n.replace(|c: char| c.is_control(), " "))).collect();
+    // The SQL's comments in the page's language (the notices above already are).
+    let lang = |sql: &str| if link.lang == Lang::Zh { sql_zh::in_zh(sql) } else { sql.to_string() };
     match answer {
         Some((script, statements)) => {
-            out.push_str(&script);
+            out.push_str(&lang(&script));
             out.push('\u{1}');
-            out.push_str(&statements);
+            out.push_str(&lang(&statements));
         }
-        None => out.push_str("-- no run to show\u{1}"),
+        None => out.push_str(&lang("-- no run to show\u{1}")),
     }
     out
 }
@@ -354,6 +357,8 @@ pub fn sql_panel(link_query: &str) -> String {
         .collect::<Vec<_>>()
         .join("&");
     let step = link.step;
+    // The SQL's comments in the page's language.
+    let lang = |sql: &str| if link.lang == Lang::Zh { sql_zh::in_zh(sql) } else { sql.to_string() };
     SQL_RUN.with_borrow_mut(|cache| {
         if cache.as_ref().is_none_or(|(key, _)| *key != run_key) {
             *cache = None;
@@ -381,11 +386,11 @@ pub fn sql_panel(link_query: &str) -> String {
                     "<code class=\"stmt{}\">{}{}\n</code>",
                     if current { " current" } else { "" },
                     head,
-                    s.sql
+                    lang(&s.sql)
                 );
             }
         }
-        format!("{cursor}\u{1}{}\u{1}{}", statements.into_string(), crate::sim::sql::ddl(&config))
+        format!("{cursor}\u{1}{}\u{1}{}", statements.into_string(), lang(&crate::sim::sql::ddl(&config)))
     })
 }
 
@@ -626,9 +631,14 @@ mod tests {
     #[test]
     fn the_sql_panel_is_answered_with_the_statements_of_the_event_at_the_step() {
         // seed-demo: event 0 sets the duplicate rate; 1-4 are A001's transaction.
-        let (step, none, ddl) = sql_at("?scenario=seed-demo&seed=1&step=0");
+        let (step, none, ddl) = sql_at("?scenario=seed-demo&seed=1&step=0&lang=en");
         assert_eq!((step, none.as_str()), (0, ""));
         assert!(ddl.contains("CREATE TABLE outbox") && ddl.contains("-- consumer database"), "{ddl}");
+        // A Chinese page's comments are Chinese (the SQL the same: sql_zh's tests).
+        let (_, _, ddl) = sql_at("?scenario=seed-demo&seed=1&step=0&lang=zh");
+        assert!(ddl.contains("CREATE TABLE outbox") && ddl.contains("-- 消费者的数据库"), "{ddl}");
+        let (_, commit, _) = sql_at("?scenario=seed-demo&seed=1&step=5&lang=zh");
+        assert!(commit.contains("COMMIT;  -- 订单和消息同时可见"), "{commit}");
         let (step, insert, _) = sql_at("?scenario=seed-demo&seed=1&step=3&lang=en");
         assert_eq!(step, 3);
         assert!(insert.contains("INSERT INTO orders") && insert.contains("-- @order-service"), "{insert}");
@@ -668,7 +678,7 @@ mod tests {
 
     #[test]
     fn the_tables_request_answers_the_sql_of_the_tables_at_the_step() {
-        let at = |step: u64| tables(&format!("?scenario=seed-demo&seed=1&step={step}"));
+        let at = |step: u64| tables(&format!("?scenario=seed-demo&seed=1&step={step}&lang=en"));
         let split = |a: &str| a.split_once('\u{1}').map(|(t, s)| (t.to_string(), s.to_string())).expect("two parts");
         let (start, none) = split(&at(0));
         assert!(start.starts_with("-- order service database") && !start.contains("INSERT INTO") && none.is_empty());
@@ -680,16 +690,21 @@ mod tests {
         assert!(statements.contains("INSERT INTO orders") && statements.contains("COMMIT"), "{statements}");
         let (after, _) = split(&at(6));
         assert!(after.contains("INSERT INTO orders") && after.contains("'A001'"), "{after}");
-        let (end, _) = split(&tables("?scenario=seed-demo&seed=1"));
+        let (end, _) = split(&tables("?scenario=seed-demo&seed=1&lang=en"));
         assert!(end.contains("INSERT INTO charges") && end.contains("'DONE'"), "{end}");
         assert!(end.contains("CREATE INDEX IF NOT EXISTS ix_outbox_status_next"), "{end}");
         let (no_index, _) = split(&tables("?scenario=full-scan-incident&seed=1&step=2"));
         assert!(
             no_index.contains("index=false") && !no_index.contains("CREATE INDEX IF NOT EXISTS ix_outbox_status_next")
         );
-        assert_eq!(answer("tables\n?scenario=seed-demo&seed=1&step=4"), at(4));
+        assert_eq!(answer("tables\n?scenario=seed-demo&seed=1&step=4&lang=en"), at(4));
+        // In Chinese: the comments only.
+        let (zh, statements) = split(&tables("?scenario=seed-demo&seed=1&step=5&lang=zh"));
+        assert!(zh.starts_with("-- 订单服务的数据库") && zh.contains("-- 运行到此刻时各表的内容"), "{zh}");
+        assert!(statements.starts_with("-- 事件 #4 OrderCommitted：它的语句"), "{statements}");
+        assert!(statements.contains("COMMIT;  -- 订单和消息同时可见"), "{statements}");
         // What the link got wrong comes first, as one-line comments that cannot start a statement.
-        let bad = tables("?scenario=seed-demo&seed=1&step=4&cfg=batch_size:zzz%0ADROP%20TABLE%20orders%01");
+        let bad = tables("?scenario=seed-demo&seed=1&step=4&lang=en&cfg=batch_size:zzz%0ADROP%20TABLE%20orders%01");
         let comments: Vec<&str> = bad.lines().take_while(|l| !l.starts_with("-- order service")).collect();
         assert!(!comments.is_empty() && comments.iter().all(|l| l.starts_with("-- ")), "{comments:?}");
         assert!(!bad.contains("\nDROP") && bad.matches('\u{1}').count() == 1, "{bad}");

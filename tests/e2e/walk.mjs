@@ -48,7 +48,7 @@ ok(await sqlAt(3, 'INSERT INTO orders'), 'step 3: the SQL panel shows the INSERT
 ok(await workerFetched(), 'the worker was fetched once the learner stepped');
 await page.keyboard.press('ArrowRight');
 await page.keyboard.press('ArrowRight');
-ok(await sqlAt(5, 'COMMIT'), 'step 5: the SQL panel shows the COMMIT');
+ok(await sqlAt(5, 'COMMIT;  -- 订单和消息同时可见'), 'step 5: the SQL panel shows the COMMIT, its comment in Chinese on a Chinese page');
 await page.keyboard.press('Home');
 ok(await page.waitForFunction(() => document.querySelector('[data-testid=sql-text]').getAttribute('data-step') === '0'
   && document.querySelector('[data-testid=no-sql]'), null, { timeout: 10000 }).then(() => true, () => false),
