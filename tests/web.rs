@@ -397,10 +397,19 @@ async fn breaking_idempotency_turns_the_no_double_effect_badge_red() {
     let badge = m.el("[data-testid=badge-double]");
     assert_eq!(badge.get_attribute("data-state").as_deref(), Some("broken"));
     assert!(m.has("[data-testid=double-effects]"));
+    // Its tooltip on a Chinese page: the event that broke it, as the log narrates it.
+    let tip = badge.get_attribute("title").unwrap_or_default();
+    let (seq, narration) = tip.split_once(' ').unwrap_or_default();
     // The link goes to the event where it broke.
     m.click("[data-testid=badge-double-link]").await;
     assert!(m.current_line().contains("直接"), "{}", m.current_line());
     assert!(m.has(".log .line.current.violated"));
+    assert_eq!(seq, format!("#{}", m.cursor() - 1), "{tip}");
+    assert_eq!(narration, m.current_line(), "{tip}");
+    // In English: the checker's own finding.
+    m.click("[data-testid=lang]").await;
+    let tip = m.el("[data-testid=badge-double]").get_attribute("title").unwrap_or_default();
+    assert!(tip.contains("was applied 2 times"), "{tip}");
 }
 
 #[wasm_bindgen_test]

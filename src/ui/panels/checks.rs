@@ -118,6 +118,21 @@ fn transition(f: &Frame) -> Option<(&'static str, Status)> {
     }
 }
 
+/// What a broken badge's tooltip says: the checker's finding (written in English by the
+/// core), or on a Chinese page the event that broke it, narrated as the log narrates it.
+fn tip(lab: Lab, seq: u64, detail: &str) -> String {
+    let w = lab.words();
+    if w.lang == crate::ui::i18n::Lang::En {
+        return detail.to_string();
+    }
+    lab.run.with(|r| {
+        r.events.get(seq as usize).map_or_else(
+            || detail.to_string(),
+            |e| format!("#{seq} {}", crate::ui::i18n::narrate(w, e, &|id| r.key_of(id))),
+        )
+    })
+}
+
 /// One invariant badge: holds, breaks later, or broken, with a link to the event.
 #[component]
 fn BadgeView(lab: Lab, badge: Badge, label: Label, testid: &'static str) -> impl IntoView {
@@ -142,7 +157,7 @@ fn BadgeView(lab: Lab, badge: Badge, label: Label, testid: &'static str) -> impl
             class=move || format!("badge {}", state())
             data-testid=testid
             data-state=state
-            title=move || first.with(|f| f.as_ref().map(|(_, d)| d.clone()).unwrap_or_default())
+            title=move || first.with(|f| f.as_ref().map(|(seq, d)| tip(lab, *seq, d)).unwrap_or_default())
         >
             <span class="dot"></span>
             <span class="name">{tr(lab, label)}</span>
