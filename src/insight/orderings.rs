@@ -18,6 +18,58 @@ use crate::{html, html_write};
 /// the view says when it stopped short).
 pub const MAX_STATES: usize = 150_000;
 
+/// The checker's findings in Chinese, by the English the core writes them in
+/// (`sim::checker`, `check::settle_problems`; `$` a value, kept): (English, Chinese). The
+/// widest pattern last.
+const FINDINGS: &[(&str, &str)] = &[
+    (
+        "message $: a failed publish must leave it PENDING with a higher retry count (was $ retry $, now retry $)",
+        "消息 $：一次失败的发布必须让它保持 PENDING，并增加重试次数（之前 $、重试 $，现在重试 $）",
+    ),
+    ("message $ ($) was published but never committed", "消息 $（$）被发布了，却从未提交"),
+    (
+        "relay $ published message $ ($) after its claim's lease ran out and the row was claimed again",
+        "中继 $ 发布了消息 $（$），而它的认领租约已经过期，这一行已被再次认领",
+    ),
+    (
+        "relays $ and $ both claimed and published message $ ($): a claim's lease ran out before its holder was done",
+        "中继 $ 和 $ 都认领并发布了消息 $（$）：认领的租约在持有者完成之前就过期了",
+    ),
+    ("relays $ and $ both published message $ ($)", "中继 $ 和 $ 都发布了消息 $（$）"),
+    (
+        "half message $ ($) was made visible, but its order never committed",
+        "半消息 $（$）被设为可见，但它的订单从未提交",
+    ),
+    (
+        "relay $ stored log position $, but message $ at position $ was never published",
+        "中继 $ 保存了日志位置 $，但消息 $（位置 $）从未发布",
+    ),
+    ("dedup table already holds $", "去重表里已经有 $"),
+    ("message $: $ -> $ is not allowed", "消息 $：不允许 $ -> $"),
+    ("message $ changed status to $ but does not exist", "消息 $ 的状态变成了 $，但这条消息并不存在"),
+    ("commit of $: order visible = $, its message visible = $", "$ 的提交：订单可见 = $，它的消息可见 = $"),
+    ("$ was applied $ times", "$ 生效了 $ 次"),
+    ("$ has an effect but no committed order", "$ 生效了，却没有已提交的订单"),
+    ("$ took effect before $, the step before it", "$ 在它的前一步 $ 之前生效了"),
+    ("$ orders but $ messages", "$ 个订单，却有 $ 条消息"),
+    ("$ has no effect and is not DEAD", "$ 没有生效，也不是 DEAD"),
+    ("$: DEAD and not reported by reconciliation", "$：DEAD，且对账没有报告它"),
+    ("$: $, $ effect(s)", "$：$，生效 $ 次"),
+];
+
+/// The checker's finding in the page's language: each of its parts (`; `) by [`FINDINGS`]; a
+/// part no pattern knows stays as the core wrote it.
+fn finding(req: &Request, detail: &str) -> String {
+    if !req.zh() {
+        return detail.to_string();
+    }
+    let parts: Vec<String> = detail
+        .split("; ")
+        .map(|part| super::sql_zh::by_patterns(FINDINGS, part).unwrap_or_else(|| part.to_string()))
+        .collect();
+    parts.join("；")
+}
+
 /// The fault sets offered: (parameter, 中文, English).
 const FAULT_SETS: [(&str, &str, &str); 3] = [
     ("all", "全部 10 种", "all 10"),
@@ -139,7 +191,7 @@ pub fn body(req: &mut Request) -> Html {
                 req.t("最短路径", "shortest path:"),
                 path.len(),
                 req.t("步", "steps"),
-                detail
+                finding(req, detail)
             );
             if let Some(query) = check::share_query(&spec, path) {
                 let query = query.replace("lang=en", &format!("lang={}", req.lang.code()));
@@ -164,6 +216,34 @@ pub fn body(req: &mut Request) -> Html {
 #[cfg(test)]
 mod tests {
     use super::super::answer;
+    use super::FINDINGS;
+
+    #[test]
+    fn every_finding_pattern_is_what_the_core_writes_and_keeps_its_values_in_order() {
+        // Each pattern's words, between its values, are in the code that writes the findings.
+        let source = [include_str!("../sim/checker.rs"), include_str!("../check.rs")].concat();
+        for (en, zh) in FINDINGS {
+            for piece in en.split('$').filter(|p| !p.is_empty()) {
+                assert!(source.contains(piece), "'{piece}' of '{en}' is not written by the checker");
+            }
+            assert_eq!(en.matches('$').count(), zh.matches('$').count(), "{en} / {zh}");
+            let holes: Vec<String> = (0..en.matches('$').count()).map(|n| format!("<v{n}>")).collect();
+            let mut text = String::new();
+            for (n, piece) in en.split('$').enumerate() {
+                text.push_str(piece);
+                if let Some(h) = holes.get(n) {
+                    text.push_str(h);
+                }
+            }
+            // The first pattern that matches its own text is itself: none hides another.
+            let first = FINDINGS.iter().find(|(e, _)| super::super::sql_zh::values(e, &text).is_some());
+            assert_eq!(first.map(|(e, _)| *e), Some(*en), "an earlier pattern takes '{en}'");
+            let out = super::super::sql_zh::by_patterns(FINDINGS, &text).unwrap_or_default();
+            let at: Vec<usize> = holes.iter().filter_map(|h| out.find(h.as_str())).collect();
+            assert_eq!(at.len(), holes.len(), "{en}: {out}");
+            assert!(at.windows(2).all(|w| w[0] < w[1]) && out.chars().any(|c| c > '\u{2e80}'), "{en}: {out}");
+        }
+    }
 
     #[test]
     fn the_consumers_wrong_turn_on_screen_is_checked_too() {
@@ -172,6 +252,11 @@ mod tests {
         );
         assert!(broken.contains("data-outcome=violation") && broken.contains("double_effect"), "{broken}");
         assert!(broken.contains("dedup_in_tx=false"), "{broken}");
+        assert!(broken.contains("was applied 2 times"), "{broken}");
+        let zh = answer(
+            "insight=check&orders=1&faults=delivery\n?scenario=consumer-crash-redelivery&cfg=dedup_in_tx:false&lang=zh",
+        );
+        assert!(zh.contains("生效了 2 次") && !zh.contains("was applied"), "{zh}");
     }
 
     #[test]
@@ -182,6 +267,8 @@ mod tests {
         let broken = answer("insight=check&orders=1\n?scenario=two-relays-no-lock&lang=zh");
         assert!(broken.contains("data-outcome=violation"), "{broken}");
         assert!(broken.contains("concurrent_publish"), "{broken}");
+        // Its finding in Chinese, as the page is.
+        assert!(broken.contains("中继 0 和 1 都发布了消息") || broken.contains("中继 1 和 0 都发布了消息"), "{broken}");
         // The replay button opens the checker's run with its path, in the lab's language.
         assert!(broken.contains("data-go=\"?scenario=check-1&amp;seed=0&amp;step="), "{broken}");
         assert!(broken.contains("lang=zh"), "{broken}");

@@ -216,7 +216,7 @@ fn comment_start(line: &str) -> Option<usize> {
 
 /// The values of `text` if it matches `pattern` (each `$` a value, matched as short as the
 /// rest allows), in order; None if it does not match.
-fn values<'t>(pattern: &str, text: &'t str) -> Option<Vec<&'t str>> {
+pub(crate) fn values<'t>(pattern: &str, text: &'t str) -> Option<Vec<&'t str>> {
     let mut pieces = pattern.split('$');
     let first = pieces.next().unwrap_or_default();
     let mut rest = text.strip_prefix(first)?;
@@ -239,7 +239,13 @@ fn values<'t>(pattern: &str, text: &'t str) -> Option<Vec<&'t str>> {
 
 /// One comment's text in Chinese, if a pattern knows it.
 fn comment_in_zh(text: &str) -> Option<String> {
-    COMMENTS.iter().find_map(|(en, zh)| {
+    by_patterns(COMMENTS, text)
+}
+
+/// `text` written again by the first of `patterns` (English, Chinese) that matches it, with
+/// its values; None if none does. Also for the checker's findings (`insight::orderings`).
+pub(crate) fn by_patterns(patterns: &[(&str, &str)], text: &str) -> Option<String> {
+    patterns.iter().find_map(|(en, zh)| {
         let found = values(en, text)?;
         let mut out = String::with_capacity(zh.len() + text.len());
         let mut holes = zh.split('$');
