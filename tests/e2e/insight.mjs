@@ -261,6 +261,8 @@ await shot('reconcile-compensated-zh');
   console.log(`     (check view, no lock: answered in ${Date.now() - t0} ms with the page load)`);
   ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'violation', 'no lock: the checker finds a violation');
   ok((await page.locator('.check-steps li').count()) === 7, `and prints its shortest path: 7 steps (${await page.locator('.check-steps li').count()})`);
+  const found = await page.locator('[data-testid=insight-check]').innerText();
+  ok(/中继 \d 和 \d 都发布了消息/.test(found) && !found.includes('both published'), `its finding in Chinese: ${found.split('\n').find((l) => l.includes('都发布了')) ?? found.slice(0, 120)}`);
   await shot('check-violation-zh');
   const go = await page.locator('[data-testid=check-replay]').getAttribute('data-go');
   const step = Number(new URLSearchParams(go).get('step'));
