@@ -860,6 +860,11 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
             _ => 0,
         };
         assert_eq!(m.count("[data-testid=scene] [data-testid=unused]"), unused, "{scenario}");
+        // The message table's panel says the same: no "no committed message yet" without one.
+        let hint = m.text("[data-testid=table] p.hint");
+        assert_eq!(hint == "此模式不使用", unused > 0, "{scenario}: {hint}");
+        // The last event is the lab's own turn to settle, not an injection.
+        assert_eq!(m.testid("bubble"), "收尾", "{scenario}");
         let sim = RunSpec::builtin(scenario, 1).unwrap().play().unwrap();
         let c = sim.world().counters.clone();
         match scenario {

@@ -167,7 +167,7 @@ impl Words {
             Label::OpenTx => p("正在写的复写单", "未提交事务", "Ticket being written", "Open transaction"),
             Label::InFlight => p("窗口里的单", "在途/未确认", "At the window", "In flight (unacked)"),
             Label::Closed => p("卷帘已拉下", "MQ 不可用", "Shutter down", "MQ down"),
-            Label::InsightTitle => l("洞察：监控、2PC 对比、三条路、规模、对账、每一种顺序", "Insight: dashboard, 2PC, three lanes, scale, reconciliation, every ordering"),
+            Label::InsightTitle => l("洞察：监控、2PC 对比、四条路、规模、对账、每一种顺序", "Insight: dashboard, 2PC, four lanes, scale, reconciliation, every ordering"),
             Label::LessonsTitle => l("课程：误区、面试题、AI 场景", "Lessons: misconceptions, interview questions, an AI scenario"),
             Label::Open => l("打开", "Open"),
             Label::OpenLessons => l("打开课程", "Open the lessons"),
@@ -178,7 +178,7 @@ impl Words {
             Label::More => l("更多", "more"),
             Label::None => l("无", "none"),
             Label::Time => l("模拟时间", "sim time"),
-            Label::Step => l("事件", "event"),
+            Label::Step => l("事件数", "events"),
             // controls
             Label::Play => l("播放", "Play"),
             Label::Pause => l("暂停", "Pause"),
@@ -273,7 +273,7 @@ impl Words {
             Label::InOrder => l("同一订单的消息按序生效", "Each order's messages take effect in order"),
             Label::Ok => l("成立", "holds"),
             Label::BrokenAt => l("被打破，在事件", "broken at event"),
-            Label::Ahead => l("之后会在事件", "breaks later at event"),
+            Label::Ahead => l("之后会被打破，在事件", "breaks later at event"),
             Label::States => l("消息状态机", "Message state machine"),
             Label::Summary => l("本轮统计（到当前一步）", "Counts (up to this step)"),
             Label::NoticeTitle => l("以下内容没能使用（其余照常）", "Some of this could not be used (the rest works as usual)"),
@@ -819,6 +819,8 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         ConsumerCrashed { .. } => w.pick("晕倒", "crash", "faints", "crash"),
         ConsumerRestarted => w.pick("醒了", "restart", "back", "restart"),
         MessageDone { .. } => "DONE",
+        // The lab's own turn to the end (not a person's): faults off, the run drains.
+        Injected(Injection::SettleStarted) => w.lang("收尾", "settling"),
         Injected(_) => w.lang("注入", "injected"),
         other => super::i18n_scale::bubble(w, other),
     }

@@ -469,6 +469,13 @@ await shot('lessons-en-ai');
   await page.waitForSelector('[data-testid=lessons-body]');
   w = await wide();
   ok(w <= 375, `375×740 in English, technical, lessons open: no horizontal page scroll (scrollWidth ${w})`);
+  // A link whose values are thousands of characters long: the notice wraps them, each item
+  // scrolls in a box of its own, and the page stays as wide as the phone.
+  await page.goto(`${url}?scenario=${'x'.repeat(5000)}&cfg=${'a:1,'.repeat(3000)}`);
+  await page.waitForSelector('[data-testid=notice]');
+  w = await wide();
+  const tallest = await page.$$eval('[data-testid=notice] li', (items) => Math.max(...items.map((li) => li.getBoundingClientRect().height)));
+  ok(w <= 375 && tallest < 200, `375 px, a link with 17,000 characters of values: no sideways scroll (scrollWidth ${w}), each notice at most ${Math.round(tallest)} px tall`);
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 

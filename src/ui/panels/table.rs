@@ -108,11 +108,13 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
             </div>
             <p class="hint" hidden=move || { total() > 0 }>
                 {move || {
-                    // delete_after_insert: empty by design; archived: emptied into history; or
-                    // not yet.
+                    // No message table in this mode; delete_after_insert: empty by design;
+                    // archived: emptied into history; or not yet.
                     let why = lab.frame.with(|f| {
                         let db = &f.world.order_db;
-                        if !db.logged_only.is_empty() {
+                        if f.config.mode != crate::sim::config::Mode::Outbox {
+                            Label::Unused
+                        } else if !db.logged_only.is_empty() {
                             Label::TableDeleted
                         } else if !db.history.is_empty() {
                             Label::TableArchived
