@@ -37,7 +37,7 @@ const AXIS: f64 = 34.0;
 pub fn controls(req: &mut Request) -> Html {
     let from = from(req);
     let options = [
-        ("builtin", req.t("内置：一个故障，三条路", "Built-in: one fault, three ways")),
+        ("builtin", req.t("内置：一个故障，四条路", "Built-in: one fault, four ways")),
         ("lab", req.t("实验台上的这次运行", "The lab's run")),
     ];
     select("from", req.t("比较哪次运行", "Run to compare"), from, &options)
@@ -336,8 +336,8 @@ fn lead(req: &Request, spec: &RunSpec) -> Html {
     let mut s = html!(
         "<p class=lead>{} <q>{}</q>{} {}</p>",
         req.t(
-            "同一个场景、同一个种子、同一批故障，用三种做法各跑一遍（再加 RocketMQ 事务消息作对照）：",
-            "One scenario, one seed, the same faults, played three ways (and RocketMQ's half messages beside them):"
+            "同一个场景、同一个种子、同一批故障，每条路各跑一遍：",
+            "One scenario, one seed, the same faults, played in every lane:"
         ),
         title,
         req.t("，种子", ", seed"),
@@ -348,7 +348,7 @@ fn lead(req: &Request, spec: &RunSpec) -> Html {
             s,
             "<p class=note>{}</p>",
             req.t(
-                "实验台上的注入按“第几个事件之后”重放；另外两种做法的事件序列不同，注入落在的时刻也会不同。",
+                "实验台上的注入按“第几个事件之后”重放；其他几条路的事件序列不同，注入落在的时刻也会不同。",
                 "The lab's interventions replay after the same number of events; the other modes log different events, so they land at other moments.",
             )
         );
@@ -539,14 +539,18 @@ fn time_axis(req: &Request, axis: &Axis) -> Html {
     let axis_y = axis.axis_y;
     let mut s =
         html!("<g class=time-axis><line class=axis x1={} x2={:.1} y1={2:.1} y2={2:.1} />", LEFT, WIDTH - RIGHT, axis_y);
-    for t in &axis.ticks {
+    for (i, t) in axis.ticks.iter().enumerate() {
+        // The last tick is on the picture's right edge: its label ends there ("1.3 min",
+        // centred on it, ran past the edge and showed as "1.3 mi").
+        let anchor = if i + 1 == axis.ticks.len() { "end" } else { "middle" };
         html_write!(
             s,
-            "<line class=grid x1={0:.1} x2={0:.1} y1=0 y2={1:.1} /><text class=tick x={0:.1} y={2:.1} text-anchor=middle>{3}</text>",
+            "<line class=grid x1={0:.1} x2={0:.1} y1=0 y2={1:.1} /><text class=tick x={0:.1} y={2:.1} text-anchor={4}>{3}</text>",
             axis.px(*t as u64),
             axis_y,
             axis_y + 14.0,
-            duration(*t)
+            duration(*t),
+            anchor
         );
     }
     html_write!(
@@ -734,6 +738,9 @@ mod tests {
         assert!(last_bottom < axis_y, "the last band ends at {last_bottom}, the axis is at {axis_y}");
         let label_y = number_after(after("<text class=axis-label"), " y=");
         assert!(axis_y + 14.0 < label_y && label_y <= height, "ticks, then the axis label, inside {height}");
+        // The last tick's label ends at the right edge instead of running past it.
+        let last_tick = b.split("<text class=tick").last().and_then(|t| t.split("</text>").next()).unwrap();
+        assert!(last_tick.starts_with(" x=624.0 ") && last_tick.contains("text-anchor=end>"), "{last_tick}");
     }
 
     #[test]

@@ -38,7 +38,7 @@ use crate::{html, html_write};
 pub const VIEWS: [(&str, &str, &str); 6] = [
     ("dashboard", "监控大盘", "Dashboard"),
     ("twopc", "2PC 对比本地消息表", "2PC vs outbox"),
-    ("lanes", "一个故障，三条路", "One fault, three ways"),
+    ("lanes", "一个故障，四条路", "One fault, four ways"),
     ("scale", "并发与规模", "Contention & scale"),
     ("reconcile", "对账", "Reconciliation"),
     ("check", "每一种顺序", "Every ordering"),

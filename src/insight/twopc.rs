@@ -89,7 +89,7 @@ pub fn controls(req: &mut Request) -> Html {
     let mut s = Html::new();
     s.push(&slider("p", req.t("单个节点可用率 p", "availability per node p"), v.p, 0.9, 0.9999, 0.0001));
     s.push(&slider("n", req.t("参与者个数 n", "participants n"), v.n as f64, 2.0, 50.0, 1.0));
-    s.push(&toggle("crash", req.t("在 prepare 之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
+    s.push(&toggle("crash", req.t("在准备阶段之后让协调者宕机", "crash the coordinator after prepare"), v.crash));
     let rounds = v.rounds.to_string();
     let options: Vec<(&str, &str)> = ROUNDS.iter().map(|r| (*r, *r)).collect();
     s.push(&select("rounds", req.t("每个点模拟的轮数", "simulated rounds per point"), &rounds, &options));
@@ -103,13 +103,15 @@ pub fn body(req: &mut Request) -> Html {
     let recovery_ms = base.coordinator_recovery_ms;
     let rtt_ms = base.two_pc_rtt_ms;
     let mut s = curve(req, &v, seed);
-    let round = TwoPcRound::run(v.n.min(DRAWN), v.crash, recovery_ms, rtt_ms, seed);
+    // The round runs with all n participants (its numbers are for all of them); the picture
+    // draws at most DRAWN and says how many more there are.
+    let round = TwoPcRound::run(v.n, v.crash, recovery_ms, rtt_ms, seed);
     let outbox = OutboxRound::run(v.crash, recovery_ms, seed);
     html_write!(s, "<div class=side-by-side data-replay={}>", v.replay);
     s.push(&round.render(req, v.n));
     s.push(&outbox.render(req));
     s.push_lit("</div>");
-    s.push(&compare(req, &round, &outbox, v.n));
+    s.push(&compare(req, &round, &outbox));
     html_write!(
         s,
         "<p class=actions><button data-p=replay data-v={} data-testid=twopc-replay>{}</button> \
@@ -246,7 +248,6 @@ impl TwoPcRound {
     }
 
     /// Participant-milliseconds spent holding locks with no decision (the core's number).
-    #[cfg(test)]
     fn blocked_ms(&self) -> u64 {
         self.recovered.map_or(0, |(_, b)| b)
     }
@@ -270,7 +271,7 @@ impl TwoPcRound {
 
     fn render(&self, req: &Request, n: u64) -> Html {
         let crashed = self.crashed_at_ms.is_some();
-        let k = self.participants.max(1);
+        let k = self.participants.clamp(1, DRAWN);
         let mut s = html!(
             "<section class=\"round twopc{}\" data-testid=twopc-round><h3>{}</h3>",
             if crashed { " crashed" } else { "" },
@@ -298,7 +299,7 @@ impl TwoPcRound {
         let mut s =
             html!("<svg class=round-pic viewBox=\"0 0 320 256\" role=img aria-label=\"{0}\"><title>{0}</title>", title);
         s.push(&self.coordinator(req));
-        let k = self.participants.max(1);
+        let k = self.participants.clamp(1, DRAWN);
         let more = n.saturating_sub(k);
         let slots = k + u64::from(more > 0);
         // A box per participant, as wide as its slot allows: six slots (five drawn and "+N
@@ -445,7 +446,7 @@ impl TwoPcRound {
                 beats::BACK,
                 beats::WAIT,
                 state_y,
-                req.t("已 prepare · 锁未释放 · 阻塞中", "prepared · locks held · blocked"),
+                req.t("已准备好 · 锁未释放 · 阻塞中", "prepared · locks held · blocked"),
                 state_y + 16.0,
                 waited
             );
@@ -493,7 +494,7 @@ impl TwoPcRound {
         }
         if let Some(&(_, _, t)) = self.votes.first() {
             let text = if zh {
-                format!("{prepared}/{k} 投 YES：已 prepare，各自持有锁（TwoPcVoted）")
+                format!("{prepared}/{k} 投 YES：已准备好，各自持有锁（TwoPcVoted）")
             } else {
                 format!("{prepared}/{k} vote YES: prepared, each holding its locks (TwoPcVoted)")
             };
@@ -627,7 +628,7 @@ impl OutboxRound {
         s.push(&self.timeline(req));
         let text = if req.zh() {
             format!(
-                "阻塞的参与者：0。订单的本地事务不等任何别的服务（耗时 {}），relay 锁等待 {} 次。",
+                "阻塞的参与者：0。订单的本地事务不等任何别的服务（耗时 {}），中继锁等待 {} 次。",
                 duration(self.write_ms as f64),
                 self.lock_waits
             )
@@ -679,7 +680,7 @@ impl OutboxRound {
         if down {
             s.push(&self.outage(req));
         }
-        let (runner, _) = names(req, "跑堂", "relay", "Runner", "relay");
+        let (runner, _) = names(req, "跑堂", "中继", "Runner", "relay");
         html_write!(
             s,
             "<line class=\"msg publish travel\" x1=118 y1=120 x2=200 y2=40 style=\"animation-delay:{0:.1}s\"/>\
@@ -744,7 +745,7 @@ impl OutboxRound {
         if let (Some(&first), Some(&last)) = (self.failed_publishes.first(), self.failed_publishes.last()) {
             let (k, from, to) = (self.failed_publishes.len(), duration(first as f64), duration(last as f64));
             let text = if zh {
-                format!("relay 投递失败 {k} 次（PublishFailed，{from} 到 {to}），按退避重试；消息行保持 PENDING，没有任何人等待或持锁")
+                format!("中继投递失败 {k} 次（PublishFailed，{from} 到 {to}），按退避重试；消息行保持 PENDING，没有任何人等待或持锁")
             } else {
                 format!("the relay's publish fails {k} time(s) (PublishFailed, {from} to {to}) and backs off; the row stays PENDING, no one waits or holds a lock")
             };
@@ -756,12 +757,12 @@ impl OutboxRound {
         if let Some(t) = self.published_ms {
             let text = if self.failed_publishes.is_empty() {
                 req.t(
-                    "relay 扫描到这一行并投递（MessagePublished）",
+                    "中继扫描到这一行并投递（MessagePublished）",
                     "the relay's scan picks the row up and publishes it (MessagePublished)",
                 )
             } else {
                 req.t(
-                    "relay 的下一次重试投递成功（MessagePublished）",
+                    "中继的下一次重试投递成功（MessagePublished）",
                     "the relay's next retry publishes (MessagePublished)",
                 )
             };
@@ -813,12 +814,11 @@ fn node(x: f64, y: f64, w: f64, class: &str, (a, b): (String, String)) -> Html {
 }
 
 /// The two side by side, in numbers.
-fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound, n: u64) -> Html {
+fn compare(req: &Request, round: &TwoPcRound, outbox: &OutboxRound) -> Html {
     let ms = |v: Option<u64>| v.map_or("—".to_string(), |t| duration(t as f64));
-    // The picture draws at most DRAWN participants; every one of the n prepared participants
-    // blocks the same way (each voted yes in the drawn run), so the totals are for all n.
-    let blocked = if round.blocked_participants() > 0 { n } else { 0 };
-    let locks_ms = round.blocked_each_ms().saturating_mul(blocked);
+    // The round ran with all n participants: the totals are the run's (blocked_ms is the core's).
+    let blocked = round.blocked_participants();
+    let locks_ms = round.blocked_ms();
     let answer_2pc = round.decided.map(|d| d.0);
     let rows: [(&str, String, String); 4] = [
         (req.t("顾客得到答复", "the customer has an answer"), ms(answer_2pc), ms(outbox.committed_ms)),
@@ -1013,14 +1013,17 @@ mod tests {
     fn a_crashed_coordinator_blocks_the_prepared_participants() {
         let (b, _) = body_of("crash=1&n=10", "?lang=en&seed=1");
         // The blocked time comes from the core's event in the same tiny run.
-        let round = TwoPcRound::run(5, true, 60_000, 10, 1);
-        assert_eq!(round.blocked_participants(), 5);
+        let round = TwoPcRound::run(10, true, 60_000, 10, 1);
+        assert_eq!(round.blocked_participants(), 10);
         assert_eq!(round.blocked_each_ms(), 60_000);
-        assert_eq!(round.blocked_ms(), 5 * 60_000, "the core's number, for the 5 drawn");
+        assert_eq!(round.blocked_ms(), 10 * 60_000, "the core's number, for all 10 (5 drawn)");
         assert!(b.contains("data-testid=blocked"), "{b}");
         assert!(b.contains("prepared · locks held · blocked"));
+        // The picture, the timeline and the table count the same 10 participants.
         assert!(b.contains("each waited 1 min (10 min in all for 10)"), "{b}");
-        assert!(b.contains("blocked_ms = 300,000"));
+        assert!(b.contains("sends PREPARE to 10 participants") && b.contains("10/10 vote YES"), "{b}");
+        assert!(b.contains("10 participants blocked 1 min each, blocked_ms = 600,000"), "{b}");
+        assert!(b.contains("<th>participants blocked</th><td>10</td>"), "{b}");
         assert!(b.contains("+5 more"));
         assert!(b.contains("TwoPcCoordinatorCrashed"));
         // The decision reaches the participants only after the recovery.

@@ -282,8 +282,8 @@ pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
             "AI 智能体的退款工具调用经由本地消息表投递；重试和工作者崩溃让调用重复到达，以 tool_call_id 去重，每次只退一次款",
         ),
         "one-fault-three-ways" => (
-            "One fault, three ways: the order service dies right after its database work (the insight panel's lanes compare the three ways)",
-            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（洞察面板的“三条路”对比三种做法）",
+            "One fault, three ways: the order service dies right after its database work (the insight panel's four lanes add RocketMQ's half messages)",
+            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（洞察面板的“四条路”里，第四条是 RocketMQ 事务消息）",
         ),
         "per-key-ordering" => (
             "One order, three messages: its first backs off after a failed publish, and paid takes effect before created",

@@ -1,4 +1,4 @@
-//! The insight panel (dashboard, 2PC vs outbox, three lanes, scale, reconciliation). Its
+//! The insight panel (dashboard, 2PC vs outbox, four lanes, scale, reconciliation). Its
 //! views are computed by a Web Worker running `crate::insight` (trunk builds it from
 //! `src/bin/outbox-insight.rs`), started the first time the panel opens: the first load
 //! carries none of that code, and long replays never freeze the page. The page sends the

@@ -96,13 +96,13 @@ pub fn mismatches() -> Vec<String> {
 /// way, stylesheet aside: the worker in the browser must draw exactly what the native tests
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
-    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x269b_f82b_7a2a_ba24),
-    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xee6d_129e_5010_a4e2),
-    ("insight=lanes\n?seed=1&lang=en", 0xd9a9_3897_b68e_1c91),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x5af0_d360_bcf6_289f),
+    ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x8b20_1b0d_0cd2_7934),
+    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xb832_0675_5729_4150),
+    ("insight=lanes\n?seed=1&lang=en", 0x0b1b_5c0e_d2f3_f2b5),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0xb8bc_2369_3aa8_2afb),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
-        0xc513_b37d_a34d_5bc9,
+        0xda04_0f66_8237_6d61,
     ),
 ];
 

@@ -1,5 +1,5 @@
 // End-to-end: the insight panel (computed by the outbox-insight Web Worker) in headless
-// Chromium: the dashboard with its thresholds and alert log, 2PC vs outbox, three lanes,
+// Chromium: the dashboard with its thresholds and alert log, 2PC vs outbox, four lanes,
 // contention and scale, reconciliation with "compensate", and an insight view embedded in a
 // course page under a sub-path. Screenshots go to <out-dir>/insight-*.png.
 //   node tests/e2e/insight.mjs <url> <out-dir>
@@ -129,7 +129,7 @@ await shot('twopc-en');
 ok(await page.locator('[data-testid=blocked]').count() === 0, '2PC without the crash: nobody blocked');
 ok((await el('p-crash').getAttribute('aria-pressed')) === 'false', 'the crash toggle says it is off');
 
-// ---- three lanes ----
+// ---- four lanes ----
 await tab('lanes');
 const verdict = async (mode) => page.locator(`[data-testid=lane-${mode}] [data-testid=verdict]`).getAttribute('data-verdict');
 ok((await verdict('send_then_commit')) === 'ghost', 'send-then-commit ends in a ghost effect');
