@@ -908,3 +908,21 @@ async fn the_interventions_line_names_what_each_one_caused() {
     let line = m.testid("interventions");
     assert!(line.ends_with("\n3:scan") && !line.contains('#'), "{line:?}");
 }
+
+#[wasm_bindgen_test]
+async fn with_two_relays_the_runner_is_the_one_that_acts() {
+    // cas-lease-expires: relay 0 claims row 0 and stalls (event #18); relay 1 goes on and
+    // publishes row 1 (#21). The runner is whichever relay the event is about, and says so.
+    let m = mount(state("cas-lease-expires"), vec![], None);
+    loaded(&m).await;
+    m.scrub(19).await;
+    assert_eq!(m.testid("label-runner"), "跑堂 0");
+    assert!(m.has("[data-testid=stalled]"), "relay 0 is stalled");
+    m.scrub(22).await;
+    assert!(m.current_line().contains("PAY-002"), "{}", m.current_line());
+    assert_eq!(m.testid("label-runner"), "跑堂 1");
+    assert!(!m.has("[data-testid=stalled]"), "relay 1 is not the stalled one");
+    assert_eq!(m.el("[data-testid=runner]").get_attribute("data-at").as_deref(), Some("window"));
+    // A seven-character key stays whole on its ticket ("…" would take the place of one).
+    assert!(m.text("[data-testid=ticket]").contains("PAY-001"), "{}", m.text("[data-testid=ticket]"));
+}

@@ -75,12 +75,21 @@ pub fn Scene(lab: Lab) -> impl IntoView {
     let runner_view = move || {
         let w = lab.words();
         f.with(|f| {
-            let n = f.world.relays.first().map_or(0, |r| r.batch.len());
+            // The runner is the relay the current event is about (else relay 0); with two or
+            // more its label says which, as the log does: two relays are not one person.
+            let relays = &f.world.relays;
+            let id = f.event().and_then(|e| crate::sim::relay::relay_of(&e.kind)).unwrap_or(0);
+            let shown = relays.get(id as usize);
+            let n = shown.map_or(0, |r| r.batch.len());
             // relay=cdc: the runner is the log connector (the clerk with the carbon book), and
             // shows its stored log position.
-            let connector = f.world.relays.first().filter(|r| r.log_reader);
+            let connector = shown.filter(|r| r.log_reader);
             let label = if connector.is_some() { w.t(Label::Clerk) } else { w.t(Label::Runner) };
-            let mut o = html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, label);
+            let mut o = if relays.len() > 1 {
+                html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{} {}</text>"#, label, id)
+            } else {
+                html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, label)
+            };
             if let Some(r) = connector {
                 html_write!(
                     o,
@@ -89,7 +98,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
                     r.log_position_lsn
                 );
             }
-            if f.world.relays.first().is_some_and(|r| r.paused_until_ms.is_some()) {
+            if shown.is_some_and(|r| r.paused_until_ms.is_some()) {
                 html_write!(
                     o,
                     r#"<text x="20" y="132" class="crash-mark" data-testid="stalled">{}</text>"#,
@@ -191,7 +200,8 @@ fn legend(w: Words) -> Html {
 /// ("ORD-0000995" -> "…00995"); the table shows them whole.
 pub fn short_key(key: &str, max_chars: usize) -> String {
     let n = key.chars().count();
-    if n <= max_chars {
+    // One character over stays whole: "…" would take its place ("PAY-001", not "…Y-001").
+    if n <= max_chars + 1 {
         return key.to_string();
     }
     let tail: String = key.chars().skip(n + 1 - max_chars.max(2)).collect();
