@@ -506,8 +506,18 @@ fn Setting(lab: Lab, knob: &'static Knob, config: Memo<crate::sim::Config>) -> i
         (list, now)
     });
     let choose = Callback::new(move |value: String| lab.inject(Command::Set { key: knob.key.to_string(), value }));
+    // The relay's scan settings, where nothing scans a message table (no table in this mode;
+    // the log connector reads in batches but does not scan).
+    let unused = move || {
+        use crate::sim::config::{Mode, RelayKind};
+        config.with(|c| match knob.key {
+            "batch_size" => c.mode != Mode::Outbox,
+            "scan_interval_ms" => c.mode != Mode::Outbox || c.relay == RelayKind::Cdc,
+            _ => false,
+        })
+    };
     view! {
-        <label class="knob">
+        <label class="knob" hidden=unused>
             <span>{move || if lab.lang.get() == Lang::Zh { knob.zh } else { knob.en }} " " <code>{knob.key}</code></span>
             <Choice testid=format!("set-{}", knob.key) options=options on_choose=choose/>
         </label>

@@ -88,7 +88,7 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
         ("orders_rolled_back", "事务回滚", "rolled back", when(!two_pc, c.orders_rolled_back)),
         ("publishes", "投递到 MQ", "published", when(!two_pc, c.publishes)),
         ("deliveries", "MQ 投递次数", "deliveries", when(!two_pc, c.deliveries)),
-        ("redeliveries", "其中重复/重投", "of which again", when(!two_pc, c.duplicate_deliveries)),
+        ("redeliveries", "其中 MQ 重投", "of which redelivered", when(!two_pc, c.duplicate_deliveries)),
         ("half_check_backs", "MQ 回查", "check-backs", when(half, c.half_check_backs)),
         ("duplicates_skipped", "重复被幂等拦截", "duplicates skipped", when(!two_pc, c.duplicates_skipped)),
         ("effects_applied", "业务生效", "effects applied", Some(c.effects_applied.to_string())),
