@@ -935,3 +935,17 @@ async fn with_two_relays_the_runner_is_the_one_that_acts() {
     // A seven-character key stays whole on its ticket ("…" would take the place of one).
     assert!(m.text("[data-testid=ticket]").contains("PAY-001"), "{}", m.text("[data-testid=ticket]"));
 }
+
+#[wasm_bindgen_test]
+async fn the_next_scan_says_which_rows_are_not_committed_yet() {
+    // seed-demo at its start: the first scan (event #9) takes id 0 and id 1, committed before
+    // it runs; at the start the table is empty, and the hint says so of each.
+    let m = mount(state("seed-demo"), vec![], None);
+    loaded(&m).await;
+    let hint = m.testid("next-scan");
+    assert!(hint.contains("id 0 (尚未提交), id 1 (尚未提交)"), "{hint}");
+    // Once both are in the table they are named plainly.
+    m.scrub(9).await;
+    let hint = m.testid("next-scan");
+    assert!(hint.contains("id 0, id 1") && !hint.contains("尚未提交"), "{hint}");
+}

@@ -133,7 +133,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
                 "跑堂 {0} 发现 {1} 已被别人夹走，松手不送",
                 "中继 {0} 认领消息 {2} 失败：条件 UPDATE 影响 0 行，不发送",
                 "Runner {0} finds ticket {1} already tagged by someone else and lets go",
-                "Relay {0} loses message {2}: the conditional UPDATE affected 0 rows; not published",
+                "Relay {0} fails to claim message {2}: the conditional UPDATE affected 0 rows; not published",
             ],
             vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
         ),

@@ -57,7 +57,20 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                 if s.picked.is_empty() {
                     words.t(Label::None).to_string()
                 } else {
-                    s.picked.iter().map(|p| format!("id {p}")).collect::<Vec<_>>().join(", ")
+                    // Rows committed before the scan runs are named too: said, not shown as
+                    // if they were in the table already.
+                    let outbox = &f.world.order_db.outbox;
+                    s.picked
+                        .iter()
+                        .map(|&p| {
+                            if outbox.get(p).is_some() {
+                                format!("id {p}")
+                            } else {
+                                format!("id {p} ({})", words.t(Label::NotYetCommitted))
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 }
             ),
             None => words.t(Label::NoNextScan).to_string(),
