@@ -863,7 +863,8 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
         // The message table's panel says the same: no "no committed message yet" without one.
         let hint = m.text("[data-testid=table] p.hint");
         assert_eq!(hint == "此模式不使用", unused > 0, "{scenario}: {hint}");
-        // The relay's scan settings only where a relay scans a message table.
+        // The relay's settings only where there is a relay, its scan interval only where it
+        // scans a message table.
         let hidden = |key: &str| m.has(&format!("label.knob[hidden] [data-testid=set-{key}]"));
         let (batch, scan) = match scenario {
             "seed-demo" => (false, false),
@@ -871,6 +872,9 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
             _ => (true, true),
         };
         assert_eq!((hidden("batch_size"), hidden("scan_interval_ms")), (batch, scan), "{scenario}");
+        // The retry settings belong to the relay too: none without a message table.
+        assert_eq!(hidden("max_retries"), batch, "{scenario}");
+        assert_eq!(hidden("backoff_base_ms"), batch, "{scenario}");
         assert!(!hidden("idempotent"), "{scenario}");
         // The last event is the lab's own turn to settle, not an injection.
         assert_eq!(m.testid("bubble"), "收尾", "{scenario}");

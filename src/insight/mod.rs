@@ -319,9 +319,13 @@ pub fn tables(link_query: &str) -> String {
         };
         Some((crate::sim::sql_dump::script(&before, &config), statements))
     });
-    let mut out: String =
-        notices.iter().take(10).map(|n| format!("-- {}\n", n.replace(|c: char| c.is_control(), " "))).collect();
-    // The SQL's comments in the page's language (the notices above already are).
+    let zh = link.lang == Lang::Zh;
+    let mut out: String = notices
+        .iter()
+        .take(10)
+        .map(|n| format!("-- {}\n", link::in_language(n, zh).replace(|c: char| c.is_control(), " ")))
+        .collect();
+    // The SQL's comments in the page's language, as the notices above.
     let lang = |sql: &str| if link.lang == Lang::Zh { sql_zh::in_zh(sql) } else { sql.to_string() };
     match answer {
         Some((script, statements)) => {
@@ -329,7 +333,10 @@ pub fn tables(link_query: &str) -> String {
             out.push('\u{1}');
             out.push_str(&lang(&statements));
         }
-        None => out.push_str(&lang("-- no run to show\u{1}")),
+        None => {
+            out.push_str(&lang("-- no run to show"));
+            out.push('\u{1}');
+        }
     }
     out
 }
@@ -710,6 +717,13 @@ mod tests {
         assert!(!bad.contains("\nDROP") && bad.matches('\u{1}').count() == 1, "{bad}");
         let none = tables("?scenario=nope");
         assert!(none.lines().all(|l| l.starts_with("-- ")) || none.contains("CREATE TABLE"), "{none}");
+        // A Chinese page's console: the notices in Chinese only, and so the comments.
+        let zh = tables("?scenario=seed-demo&seed=1&step=4&lang=zh&cfg=batch_size:zzz");
+        let notice = zh.lines().next().unwrap_or_default();
+        assert!(
+            notice.starts_with("-- cfg=") && notice.contains("沿用") && !notice.contains("scenario's own"),
+            "{notice}"
+        );
     }
 
     #[test]

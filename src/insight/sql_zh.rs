@@ -97,12 +97,12 @@ const COMMENTS: &[(&str, &str)] = &[
         "replication stream: LSN $–$, $ outbox insert(s) (ids $); no query, 0 rows examined",
         "复制流：LSN $–$，$ 条 outbox 插入（id $）；没有查询，检查 0 行",
     ),
-    ("not SQL: publish of message $ failed; retry at $, no table write", "不是 SQL：消息 $ 发布失败；$ 重试，不写表"),
+    ("not SQL: publish of message $ failed; retry at $, no table write", "不是 SQL：消息 $ 发布失败；于 $ 重试，不写表"),
     ("replication feedback: flushed LSN $ (the slot's confirmed_flush_lsn)", "复制反馈：已刷写到 LSN $（复制槽的 confirmed_flush_lsn）"),
     ("the server removed its log up to LSN $ ($ unconfirmed)", "服务器删掉了 LSN $ 及之前的日志（其中 $ 条未确认）"),
     ("LSN $ is gone from the log: resumed at LSN $, $ skipped", "LSN $ 已不在日志里：从 LSN $ 继续，跳过了 $ 条"),
     ("published message $; the connector died before storing its LSN", "已发布消息 $；连接器在保存 LSN 之前死了"),
-    ("0 rows: a newer claim (or a finished row) fenced this relay off", "0 行：更新的认领（或已完成的行）把这个中继挡在了外面"),
+    ("0 rows: a newer claim (or a finished row) fenced this relay off", "0 行：较新的认领（或已完成的行）把这个中继挡在了外面"),
     ("backoff", "退避"),
     ("retry limit exceeded", "超过重试上限"),
     ("the batch is done: its row locks are released", "这一批完成：行锁释放"),
@@ -144,20 +144,20 @@ const COMMENTS: &[(&str, &str)] = &[
     ),
     (
         "not SQL: after the rebalance the partition's new owner reads again from the last committed offset; the dedup key will absorb what was processed",
-        "不是 SQL：再平衡后，分区的新主人从最后提交的 offset 重新读；已处理过的由去重键挡掉",
+        "不是 SQL：再均衡后，新分到该分区的消费者从最后提交的位点重新读；已处理过的由去重键挡掉",
     ),
     (
         "not SQL: consumer $ polls partition $, offsets $ to $ (one batch, then one offset commit)",
-        "不是 SQL：消费者 $ 拉取分区 $ 的 offset $ 到 $（一批，然后提交一次 offset）",
+        "不是 SQL：消费者 $ 拉取分区 $ 的位点 $ 到 $（一批，然后提交一次位点）",
     ),
     (
         "not SQL: consumer $ commits offset $ of partition $ to the broker (a new owner starts there)",
-        "不是 SQL：消费者 $ 向 MQ 提交 offset $（分区 $；新的主人从这里读起）",
+        "不是 SQL：消费者 $ 向 MQ 提交位点 $（分区 $；新分到该分区的消费者从这里读起）",
     ),
-    ("not SQL: the consumer group rebalances; partition owners now: $", "不是 SQL：消费者组再平衡；现在各分区的主人：$"),
+    ("not SQL: the consumer group rebalances; partition owners now: $", "不是 SQL：消费组再均衡；现在各分区的归属：$"),
     (
         "the consumer's COMMIT happened; its offset commit did not: after the rebalance the partition is read again from the last committed offset",
-        "消费者的 COMMIT 完成了，它的 offset 提交没有：再平衡后，分区从最后提交的 offset 重新读",
+        "消费者的 COMMIT 完成了，它的位点提交没有：再均衡后，分区从最后提交的位点重新读",
     ),
     ("the consumer's COMMIT happened; its ACK did not: the MQ will redeliver", "消费者的 COMMIT 完成了，它的 ACK 没有：MQ 会重新投递"),
     ("the consumer confirmed", "消费者已确认"),
@@ -179,7 +179,7 @@ const COMMENTS: &[(&str, &str)] = &[
         "re-published within the grace period; an effect with no order, or two, is one too",
         "在宽限期内刚被重新发布；没有订单的生效、或生效两次，也是缺口",
     ),
-    ("gap: $ for $", "缺口：$，$"),
+    ("gap: $ for $", "缺口（$）：$"),
     ("not SQL: re-publish $ to the MQ → offset $; no status moves backwards", "不是 SQL：把 $ 重新发布到 MQ → offset $；没有状态倒退"),
     // 2PC.
     (
@@ -200,6 +200,8 @@ const COMMENTS: &[(&str, &str)] = &[
 ];
 
 /// Where a line's comment starts (its `--`), outside any quoted string; None if it has none.
+/// For the SQL the core writes: its literals are plain `'…'` with quotes doubled (`sql::q`),
+/// never `E'…'` or `$$…$$`, and never span lines.
 fn comment_start(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut quoted = false;
@@ -214,8 +216,8 @@ fn comment_start(line: &str) -> Option<usize> {
     None
 }
 
-/// The values of `text` if it matches `pattern` (each `$` a value, matched as short as the
-/// rest allows), in order; None if it does not match.
+/// The values of `text` if it matches `pattern` (each `$` a value that ends where the next
+/// piece of the pattern first occurs), in order; None if it does not match.
 pub(crate) fn values<'t>(pattern: &str, text: &'t str) -> Option<Vec<&'t str>> {
     let mut pieces = pattern.split('$');
     let first = pieces.next().unwrap_or_default();
@@ -260,7 +262,7 @@ pub(crate) fn by_patterns(patterns: &[(&str, &str)], text: &str) -> Option<Strin
 
 /// `sql` with each comment a pattern knows written in Chinese; everything else as it was.
 pub fn in_zh(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len() * 2);
+    let mut out = String::with_capacity(sql.len() + sql.len() / 2);
     for (i, line) in sql.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
@@ -362,10 +364,16 @@ mod tests {
                 panic!("no Chinese for the comment '{text}' (in:\n{sql})");
             };
             used[i] = true;
+            // The widest pattern takes only what it was made for: the archive's row count.
+            if COMMENTS[i].0 == "$ row(s)" {
+                let count = values(COMMENTS[i].0, text).unwrap_or_default();
+                assert!(count.iter().all(|v| v.parse::<u64>().is_ok()), "'{text}' taken by '$ row(s)'");
+            }
             let written = comment_in_zh(text).unwrap_or_default();
             assert!(has_chinese(&written) && zh.contains(&written), "'{text}' was not written in Chinese:\n{zh}");
         }
-        // The script's header and what the console says when there is no run.
+        // The script's header and what the console says when there is no run (insight's
+        // tests: the_tables_request_answers_the_sql_of_the_tables_at_the_step).
         for extra in ["event #$ $: its statements", "no run to show"] {
             if let Some(i) = COMMENTS.iter().position(|(en, _)| *en == extra) {
                 used[i] = true;
@@ -407,6 +415,8 @@ mod tests {
         assert_eq!(comment_start("SELECT 'a--b';"), None);
         assert_eq!(in_zh("COMMIT;  -- order and message visible together"), "COMMIT;  -- 订单和消息同时可见");
         assert_eq!(in_zh("BEGIN;  -- local transaction #12"), "BEGIN;  -- 本地事务 #12");
+        // What the console says when there is no run (its separator follows the comment).
+        assert_eq!(in_zh("-- no run to show"), "-- 没有可显示的运行");
         assert_eq!(in_zh("SELECT 1;  -- something new\nSELECT 2;"), "SELECT 1;  -- something new\nSELECT 2;");
         assert_eq!(values("a $ b $", "a 1 b 2"), Some(vec!["1", "2"]));
         assert_eq!(values("a $ b", "a 1 c"), None);

@@ -324,7 +324,7 @@ impl TwoPcRound {
         }
         let (part, part_sub) = names(req, "部门", "参与者", "stations", "participants");
         html_write!(s, "<text class=sub x=160 y={:.1} text-anchor=middle>{} · {}</text>", PY + 51.0, part, part_sub);
-        s.push(&self.state(req, n));
+        s.push(&self.state(req));
         s.push_lit("</svg>");
         s
     }
@@ -424,13 +424,14 @@ impl TwoPcRound {
 
     /// Under the participants: blocked while the coordinator is down, then the outcome; and
     /// the phases on the left.
-    fn state(&self, req: &Request, n: u64) -> Html {
+    fn state(&self, req: &Request) -> Html {
         let crashed = self.crashed_at_ms.is_some();
         let state_y = 220.0;
         let prepared = self.votes.iter().filter(|v| v.1).count();
-        // The picture draws at most DRAWN participants; the total is for all n of them, as in
-        // the comparison below (each of the n prepared participants blocks the same way).
-        let in_all = duration(self.blocked_each_ms().saturating_mul(n) as f64);
+        // The picture draws at most DRAWN participants; the total is the core's, for all n of
+        // them, as in the timeline and the comparison below.
+        let in_all = duration(self.blocked_ms() as f64);
+        let n = self.blocked_participants();
         let each = duration(self.blocked_each_ms() as f64);
         let mut s = Html::new();
         if crashed {

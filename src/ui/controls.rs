@@ -506,14 +506,14 @@ fn Setting(lab: Lab, knob: &'static Knob, config: Memo<crate::sim::Config>) -> i
         (list, now)
     });
     let choose = Callback::new(move |value: String| lab.inject(Command::Set { key: knob.key.to_string(), value }));
-    // The relay's scan settings, where nothing scans a message table (no table in this mode;
-    // the log connector reads in batches but does not scan).
+    // The relay's settings where there is no relay (no message table in this mode), and its
+    // scan interval where nothing scans (the log connector reads in batches).
     let unused = move || {
         use crate::sim::config::{Mode, RelayKind};
         config.with(|c| match knob.key {
-            "batch_size" => c.mode != Mode::Outbox,
             "scan_interval_ms" => c.mode != Mode::Outbox || c.relay == RelayKind::Cdc,
-            _ => false,
+            "idempotent" => false,
+            _ => c.mode != Mode::Outbox,
         })
     };
     view! {

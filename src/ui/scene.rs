@@ -196,8 +196,9 @@ fn legend(w: Words) -> Html {
     o
 }
 
-/// A business key that fits a small ticket: long keys keep their distinctive end
-/// ("ORD-0000995" -> "…00995"); the table shows them whole.
+/// A business key for a small ticket: a key longer than `max_chars` by two or more keeps its
+/// distinctive end ("ORD-0000995" -> "…00995"); one character over stays whole. The table
+/// shows them whole.
 pub fn short_key(key: &str, max_chars: usize) -> String {
     let n = key.chars().count();
     // One character over stays whole: "…" would take its place ("PAY-001", not "…Y-001").
