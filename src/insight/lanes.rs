@@ -83,7 +83,7 @@ impl Mark {
             }
             Mark::Rollback => req.t("事务回滚", "rolled back"),
             Mark::Crash => req.t("订单服务宕机", "order service crashed"),
-            Mark::Send if mode == Mode::Outbox => req.t("投递器发布消息", "relay published the message"),
+            Mark::Send if mode == Mode::Outbox => req.t("中继发布消息", "relay published the message"),
             Mark::Send if mode == Mode::HalfMessage => {
                 req.t("半消息提交，对消费者可见", "half message committed: visible")
             }
@@ -214,9 +214,9 @@ fn injection_label(req: &Request, injection: &Injection) -> Option<String> {
         Injection::MqOutageStopped => req.t("MQ 恢复", "MQ back").to_string(),
         Injection::NextDeliveryDuplicated => req.t("下一次投递重复", "next delivery duplicated").to_string(),
         Injection::ConsumerCrashArmed => req.t("消费端确认前崩溃", "consumer crashes before its ack").to_string(),
-        Injection::RelayCrashArmed => req.t("投递器发布后崩溃", "relay crashes after publishing").to_string(),
+        Injection::RelayCrashArmed => req.t("中继发布后崩溃", "relay crashes after publishing").to_string(),
         Injection::RelayPauseArmed { pause_ms } => {
-            format!("{} ({})", req.t("投递器卡顿", "relay stalls"), duration(*pause_ms as f64))
+            format!("{} ({})", req.t("中继卡顿", "relay stalls"), duration(*pause_ms as f64))
         }
         Injection::ReconcileRequested => req.t("立即对账", "reconcile now").to_string(),
         Injection::ConfigChanged { key, value } => format!("{key} = {value}"),
@@ -276,7 +276,7 @@ fn lane_how(req: &Request, mode: Mode) -> &'static str {
             "A half message first (invisible to consumers), then the local transaction, then its commit; a lost commit makes the broker check back with the order service's database. No outbox table, but no order can be taken while the MQ is down.",
         ),
         _ => req.t(
-            "订单和消息在同一个本地事务里写入；投递器扫描消息表并发布，失败就重试。",
+            "订单和消息在同一个本地事务里写入；中继扫描消息表并发布，失败就重试。",
             "The order and its message are written in one local transaction; a relay scans the table and publishes, retrying on failure.",
         ),
     }
@@ -568,7 +568,7 @@ fn legend(req: &Request) -> Html {
     let mut s = Html::lit("<ul class=legend>");
     for mark in [Mark::Commit, Mark::Rollback, Mark::Crash, Mark::Send, Mark::Republish, Mark::Effect] {
         let label = match mark {
-            Mark::Send => req.t("消息发出（直接发或投递器发布）", "message sent (directly or by the relay)"),
+            Mark::Send => req.t("消息发出（直接发或中继发布）", "message sent (directly or by the relay)"),
             _ => mark.label(req, Mode::Outbox),
         };
         html_write!(

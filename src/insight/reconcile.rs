@@ -305,7 +305,7 @@ fn ledgers(req: &Request, p: &Probe) -> Html {
             req.t("还有", if waiting == 1 { "One more" } else { "Another" }),
             waiting,
             match (req.zh(), waiting) {
-                (true, _) => "笔订单尚无出餐，但还不算缺口：仍在宽限期内，或消息还归投递器处理。",
+                (true, _) => "笔订单尚无出餐，但还不算缺口：仍在宽限期内，或消息还归中继处理。",
                 (false, 1) => "order has no effect yet but is not a gap: still within the grace period, or its message still belongs to the relay.",
                 _ => "orders have no effect yet but are not gaps: still within the grace period, or their message still belongs to the relay.",
             }

@@ -102,7 +102,7 @@ pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0xb8bc_2369_3aa8_2afb),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
-        0xda04_0f66_8237_6d61,
+        0x5e5a_dda0_368f_7dd5,
     ),
 ];
 
