@@ -527,6 +527,8 @@ await shot('lessons-en-ai');
   ok(seen.length > want.length && unnamed.length === 0, `every one of the ${seen.length} tab stops has an accessible name${unnamed.length ? ` (unnamed: ${unnamed})` : ''}`);
   const unringed = seen.filter((f) => !f.ring || !f.visible).map((f) => f.id);
   ok(unringed.length === 0, `and a visible focus ring${unringed.length ? ` (none on: ${unringed})` : ''}`);
+  const lines = seen.filter((f) => f.id === 'log-line').length;
+  ok(lines === 1, `the log is one tab stop, its current line (${lines}); the arrow keys step it`);
   // Enter and Space press the button reached with Tab (Space plays or pauses only when no
   // button has the focus).
   await page.focus('[data-testid=seed]');

@@ -61,6 +61,9 @@ fn Line(lab: Lab, i: usize) -> impl IntoView {
                 data-testid="log-line"
                 data-seq=field(|t| t.0.to_string())
                 aria-current=move || (lab.cursor.get() == i + 1).then_some("step")
+                // One Tab stop for the whole log, the current line (the arrow keys step it):
+                // not one per line.
+                tabindex=move || if lab.cursor.get() == i + 1 { "0" } else { "-1" }
                 on:click=move |_| {
                     lab.playing.set(false);
                     lab.go(i + 1);
