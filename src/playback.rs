@@ -381,9 +381,7 @@ impl Run {
                 _ => None,
             });
         Frame {
-            generation: self.generation,
             cursor,
-            total: self.events.len(),
             now_ms: event.map_or(0, |e| e.at_ms),
             run: Shared::clone(self),
             before_row: head.current.before_row.clone(),
@@ -436,13 +434,11 @@ pub struct NextScan {
 /// Everything the page shows at one cursor position.
 #[derive(Clone, Debug)]
 pub struct Frame {
-    /// The run this frame belongs to ([`Run::generation`]).
-    pub generation: u64,
     pub cursor: usize,
-    pub total: usize,
     pub now_ms: u64,
-    /// The run this is a frame of: the event at the cursor is read from its log, not copied
-    /// into each frame ([`Frame::event`]; the copy's code was 1 KB of the page's first load).
+    /// The run this is a frame of (its generation and length tell frames apart): the event at
+    /// the cursor is read from its log, not copied into each frame ([`Frame::event`]; the
+    /// copy's code was 1 KB of the page's first load).
     run: Shared<Run>,
     /// The message row that event touched, as it was before it.
     pub before_row: Option<OutboxRow>,
@@ -465,7 +461,9 @@ impl Frame {
 /// worlds row by row would cost what the table holds.
 impl PartialEq for Frame {
     fn eq(&self, other: &Self) -> bool {
-        self.generation == other.generation && self.cursor == other.cursor && self.total == other.total
+        self.run.generation == other.run.generation
+            && self.cursor == other.cursor
+            && self.run.events.len() == other.run.events.len()
     }
 }
 

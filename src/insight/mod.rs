@@ -326,7 +326,7 @@ pub fn tables(link_query: &str) -> String {
         .map(|n| format!("-- {}\n", link::in_language(n, zh).replace(|c: char| c.is_control(), " ")))
         .collect();
     // The SQL's comments in the page's language, as the notices above.
-    let lang = |sql: &str| if link.lang == Lang::Zh { sql_zh::in_zh(sql) } else { sql.to_string() };
+    let lang = |sql: &str| sql_zh::for_page(sql, zh);
     match answer {
         Some((script, statements)) => {
             out.push_str(&lang(&script));
@@ -365,7 +365,7 @@ pub fn sql_panel(link_query: &str) -> String {
         .join("&");
     let step = link.step;
     // The SQL's comments in the page's language.
-    let lang = |sql: &str| if link.lang == Lang::Zh { sql_zh::in_zh(sql) } else { sql.to_string() };
+    let lang = |sql: &str| sql_zh::for_page(sql, link.lang == Lang::Zh);
     SQL_RUN.with_borrow_mut(|cache| {
         if cache.as_ref().is_none_or(|(key, _)| *key != run_key) {
             *cache = None;

@@ -260,6 +260,15 @@ pub(crate) fn by_patterns(patterns: &[(&str, &str)], text: &str) -> Option<Strin
     })
 }
 
+/// `sql` for a page in Chinese (`zh`: [`in_zh`]) or in English (as the core wrote it).
+pub fn for_page(sql: &str, zh: bool) -> String {
+    if zh {
+        in_zh(sql)
+    } else {
+        sql.to_string()
+    }
+}
+
 /// `sql` with each comment a pattern knows written in Chinese; everything else as it was.
 pub fn in_zh(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len() + sql.len() / 2);

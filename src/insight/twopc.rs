@@ -108,7 +108,7 @@ pub fn body(req: &mut Request) -> Html {
     let round = TwoPcRound::run(v.n, v.crash, recovery_ms, rtt_ms, seed);
     let outbox = OutboxRound::run(v.crash, recovery_ms, seed);
     html_write!(s, "<div class=side-by-side data-replay={}>", v.replay);
-    s.push(&round.render(req, v.n));
+    s.push(&round.render(req));
     s.push(&outbox.render(req));
     s.push_lit("</div>");
     s.push(&compare(req, &round, &outbox));
@@ -269,7 +269,8 @@ impl TwoPcRound {
         }
     }
 
-    fn render(&self, req: &Request, n: u64) -> Html {
+    fn render(&self, req: &Request) -> Html {
+        let n = self.participants;
         let crashed = self.crashed_at_ms.is_some();
         let k = self.participants.clamp(1, DRAWN);
         let mut s = html!(
@@ -277,7 +278,7 @@ impl TwoPcRound {
             if crashed { " crashed" } else { "" },
             req.t("两阶段提交：一轮", "Two-phase commit: one round")
         );
-        s.push(&self.picture(req, n));
+        s.push(&self.picture(req));
         s.push(&self.timeline(req));
         if n > k {
             let more = n - k;
@@ -294,13 +295,13 @@ impl TwoPcRound {
 
     /// The animated round: the coordinator, the participants, their votes and locks, and
     /// what became of them.
-    fn picture(&self, req: &Request, n: u64) -> Html {
+    fn picture(&self, req: &Request) -> Html {
         let title = req.t("2PC 一轮的动画", "An animated 2PC round");
         let mut s =
             html!("<svg class=round-pic viewBox=\"0 0 320 256\" role=img aria-label=\"{0}\"><title>{0}</title>", title);
         s.push(&self.coordinator(req));
         let k = self.participants.clamp(1, DRAWN);
-        let more = n.saturating_sub(k);
+        let more = self.participants.saturating_sub(k);
         let slots = k + u64::from(more > 0);
         // A box per participant, as wide as its slot allows: six slots (five drawn and "+N
         // more") made 48-wide boxes overlap, and "Station 1" did not fit one. The box holds
