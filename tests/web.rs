@@ -126,11 +126,12 @@ impl Mounted {
         el.dispatch_event(&bubbling("input")).unwrap();
         settle().await;
     }
+    /// The cursor and the log's length: the timeline slider's value and maximum.
     fn cursor(&self) -> usize {
-        self.testid("cursor").parse().unwrap()
+        self.el("[data-testid=scrubber]").unchecked_into::<web_sys::HtmlInputElement>().value().parse().unwrap()
     }
     fn total(&self) -> usize {
-        self.testid("total").parse().unwrap()
+        self.el("[data-testid=scrubber]").get_attribute("max").unwrap_or_default().parse().unwrap()
     }
     fn current_line(&self) -> String {
         self.text(".log .line.current [data-testid=narration]")
@@ -169,6 +170,11 @@ async fn starts_at_the_beginning_of_the_scenario_in_chinese_metaphor() {
     settle().await;
     assert_eq!(m.cursor(), 0);
     assert_eq!(m.total(), seed_demo().events().len());
+    // No event yet, and the last one by the log's number.
+    assert_eq!(m.testid("event-at"), "–");
+    let position = m.testid("position");
+    let last = seed_demo().events().len() - 1;
+    assert!(position.starts_with(&format!("事件 – / #{last} · ")), "{position}");
     assert_eq!(m.testid("label-cashier"), "收银台");
     assert_eq!(m.testid("label-rack"), "票夹");
     assert!(!m.has("[data-testid=notice]"));
@@ -198,6 +204,9 @@ async fn step_forward_and_back_move_the_cursor_and_the_scene() {
     m.click("[data-testid=fwd]").await;
     assert_eq!(m.cursor(), 5);
     assert!(m.current_line().contains("落笔签字"), "{}", m.current_line());
+    // The position names the event on screen by the log's number (#4 is the fifth).
+    assert_eq!(m.testid("event-at"), "#4");
+    assert_eq!(m.text(".log .line.current .seq"), "#4");
     assert_eq!(m.count("[data-testid=ticket]"), 1, "COMMIT hangs the ticket");
     assert_eq!(m.count("[data-testid=outbox-row]"), 1);
     assert!(m.has("[data-testid=outbox-row] td.changed"), "the new row is highlighted");
@@ -405,6 +414,10 @@ async fn breaking_idempotency_turns_the_no_double_effect_badge_red() {
     assert!(m.current_line().contains("直接"), "{}", m.current_line());
     assert!(m.has(".log .line.current.violated"));
     assert_eq!(seq, format!("#{}", m.cursor() - 1), "{tip}");
+    // The badge's number, the log's current line and the position name one event.
+    assert_eq!(m.testid("badge-double-link").split_whitespace().last(), Some(seq), "{tip}");
+    assert_eq!(m.testid("event-at"), seq);
+    assert_eq!(m.text(".log .line.current .seq"), seq);
     assert_eq!(narration, m.current_line(), "{tip}");
     // In English: the checker's own finding.
     m.click("[data-testid=lang]").await;

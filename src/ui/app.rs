@@ -362,6 +362,9 @@ pub fn LabPage(
             <div class="notices"><Notices lab=lab/></div>
             <Loading lab=lab/>
             <Controls lab=lab/>
+            // The stage and what it shows now: on a phone the caption stays in view at the
+            // bottom of the screen while the stage (taller than the screen) scrolls by.
+            <div class="show">
             <Scene lab=lab/>
             <p class="caption" data-testid="caption" aria-live=move || if lab.playing.get() { "off" } else { "polite" }>
                 {move || {
@@ -374,6 +377,7 @@ pub fn LabPage(
                     })
                 }}
             </p>
+            </div>
             <div class="panels">
                 <div class="col">
                     <EventLog lab=lab/>

@@ -434,12 +434,18 @@ fn Scrubber(lab: Lab) -> impl IntoView {
                 }
             />
             <span class="position" data-testid="position">
-                {tr(lab, Label::Step)} " " <b data-testid="cursor">{move || lab.cursor.get()}</b> " / "
-                <span data-testid="total">{n}</span> " · " {tr(lab, Label::Time)} " "
+                {tr(lab, Label::Step)} " " <b data-testid="event-at">{move || event_at(lab.cursor.get())}</b> " / "
+                {move || event_at(n())} " · " {tr(lab, Label::Time)} " "
                 <b data-testid="clock">{move || clock(lab.frame.with(|f| f.now_ms))}</b>
             </span>
         </div>
     }
+}
+
+/// The last event of the first `events`, as the log numbers it (from #0): "#47" for 48
+/// events, "–" for none. The position and the log then name the same event.
+fn event_at(events: usize) -> String {
+    events.checked_sub(1).map_or("–".into(), |seq| format!("#{seq}"))
 }
 
 fn fault_of(code: &str) -> Option<TxFault> {
@@ -561,7 +567,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
         <section class="panel break" data-testid="break">
             <h2>{tr(lab, Label::Break)}</h2>
             <p class="hint">
-                {tr(lab, Label::BreakHint)} " (" {tr(lab, Label::Step)} " " {move || lab.cursor.get()} ")"
+                {tr(lab, Label::BreakHint)} " (" {tr(lab, Label::Step)} " " {move || event_at(lab.cursor.get())} ")"
             </p>
             <div class="inject-order">
                 <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, Label::PlaceOrder)}</button>

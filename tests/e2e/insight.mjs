@@ -16,7 +16,9 @@ page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') prob
 
 const el = (id) => page.locator(`[data-testid=${id}]`).first();
 const text = async (id) => ((await el(id).textContent()) || '').trim();
-const cursor = async () => Number(await text('cursor'));
+// The cursor and the log's length: the timeline slider's value and maximum.
+const cursor = async () => Number(await page.locator('[data-testid=scrubber]').inputValue());
+const total = async () => Number(await page.locator('[data-testid=scrubber]').getAttribute('max'));
 const shot = async (name) => {
   await page.waitForTimeout(150);
   await el('insight').screenshot({ path: path.join(out, `insight-${name}.png`) });
@@ -178,13 +180,13 @@ for (const l of ['ledger-orders', 'ledger-messages', 'ledger-effects']) ok(await
 const gaps = await page.locator('tr[class*=gap-]').count();
 ok(gaps >= 1, `gaps are highlighted by kind (${gaps} rows)`);
 await shot('reconcile-zh');
-const len = Number(await text('total'));
+const len = await total();
 {
   const b = await body();
   await el('compensate').click();
   await changed(b);
 }
-ok(Number(await text('total')) > len, 'compensate runs the reconciler in the lab\'s own run');
+ok((await total()) > len, 'compensate runs the reconciler in the lab\'s own run');
 {
   const b = await body();
   await page.keyboard.press('End');
@@ -267,7 +269,7 @@ await shot('reconcile-compensated-zh');
   const go = await page.locator('[data-testid=check-replay]').getAttribute('data-go');
   const step = Number(new URLSearchParams(go).get('step'));
   await page.locator('[data-testid=check-replay]').click();
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=cursor]')?.textContent) === n, step, { timeout: 20000 });
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=scrubber]')?.value) === n, step, { timeout: 20000 });
   ok((await page.locator('[data-testid=badge-publisher]').getAttribute('data-state')) === 'broken', `the replayed path breaks "one relay per row" at the link's event #${step}`);
   // The address bar follows once the cursor has rested (250 ms).
   await page.waitForFunction(() => location.search.includes('path='), null, { timeout: 5000 }).catch(() => {});

@@ -53,8 +53,9 @@ await page.addInitScript(() => {
   } catch (_) { /* no long task timing */ }
 });
 
-const total = async () => Number(((await page.locator('[data-testid=total]').textContent()) || '0').trim());
-const cursor = async () => Number(((await page.locator('[data-testid=cursor]').textContent()) || '0').trim());
+// The log's length and the cursor: the timeline slider's maximum and value.
+const total = async () => Number((await page.locator('[data-testid=scrubber]').getAttribute('max')) || '0');
+const cursor = async () => Number(await page.locator('[data-testid=scrubber]').inputValue());
 
 /** Times `n` actions in the page: `paint` from the input to the first frame after it is
  * drawn (frames come every 16.7 ms, so this never reads below one frame), `work` from the
@@ -88,7 +89,7 @@ for (const c of cases) {
   const t0 = Date.now();
   await page.goto(`${url}?${c.query}&lang=en`);
   await page.waitForSelector('[data-testid=scene]');
-  await page.waitForFunction(() => !document.querySelector('[data-testid=loading]') && Number(document.querySelector('[data-testid=total]')?.textContent || 0) > 0,
+  await page.waitForFunction(() => !document.querySelector('[data-testid=loading]') && Number(document.querySelector('[data-testid=scrubber]')?.max || 0) > 0,
     null, { timeout: LOAD_TIMEOUT_MS, polling: 50 });
   const loadMs = Date.now() - t0;
   const n = await total();
@@ -110,7 +111,7 @@ for (const c of cases) {
   const fastest = await page.locator('[data-testid=speed] option').count() - 1;
   await page.selectOption('[data-testid=speed]', String(fastest));
   const play = await page.evaluate(async (ms) => {
-    const cur = () => Number(document.querySelector('[data-testid=cursor]').textContent);
+    const cur = () => Number(document.querySelector('[data-testid=scrubber]').value);
     window.__longtasks.length = 0;
     const frames = [];
     const start = cur();

@@ -49,12 +49,12 @@ ok(pgIds.length > 0 && pgIds.join() === marked.join() && marked.join() === picke
 await el('pg-box').screenshot({ path: path.join(out, 'pg-scan.png') });
 
 // Keys typed into the console are SQL, not the lab's shortcuts; Tab reaches its buttons.
-const cursorBefore = await text('cursor');
+const cursorBefore = await page.locator('[data-testid=scrubber]').inputValue();
 await el('pg-sql').fill('');
 await el('pg-sql').focus();
 await page.keyboard.type('SELECT 1 AS one');
 await page.keyboard.press('ArrowRight');
-ok((await el('pg-sql').inputValue()) === 'SELECT 1 AS one' && (await text('cursor')) === cursorBefore, 'space and arrows in the console type SQL; the cursor stays');
+ok((await el('pg-sql').inputValue()) === 'SELECT 1 AS one' && (await page.locator('[data-testid=scrubber]').inputValue()) === cursorBefore, 'space and arrows in the console type SQL; the cursor stays');
 await page.keyboard.press('Control+Enter');
 await page.waitForSelector('[data-testid=pg-rows]');
 ok((await page.$eval('[data-testid=pg-rows] td', (td) => td.textContent)) === '1', 'Ctrl+Enter runs it');

@@ -18,8 +18,9 @@ const page = await newPage();
 
 const text = async (id) => ((await page.locator(`[data-testid=${id}]`).first().textContent()) || '').trim();
 const cell = (key) => page.locator(`[data-testid=summary] [data-testid=${key}] td`).innerText();
-const cursor = async () => Number(await text('cursor'));
-const total = async () => Number(await text('total'));
+// The cursor and the log's length: the timeline slider's value and maximum.
+const cursor = async () => Number(await page.locator('[data-testid=scrubber]').inputValue());
+const total = async () => Number(await page.locator('[data-testid=scrubber]').getAttribute('max'));
 const shot = (name) => page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
 
 // ---- seed-demo, event by event ----
@@ -111,7 +112,7 @@ const played = await cursor();
 ok(played > 5 && played < n, `playing at 16/s moved the cursor (${played})`);
 await page.selectOption('[data-testid=speed]', String((await page.locator('[data-testid=speed] option').count()) - 1));
 await page.keyboard.press(' ');
-await page.waitForFunction((n) => Number(document.querySelector('[data-testid=cursor]').textContent) === n && !/❚❚/.test(document.querySelector('[data-testid=play]').textContent), n);
+await page.waitForFunction((n) => Number(document.querySelector('[data-testid=scrubber]').value) === n && !/❚❚/.test(document.querySelector('[data-testid=play]').textContent), n);
 ok((await cursor()) === n, 'the fastest speed plays to the end and stops');
 await page.selectOption('[data-testid=speed]', '1');
 
@@ -270,7 +271,7 @@ await shot('bad-link');
 {
   await page.goto(`${url}?scenario=happy-path&cfg=orders:10000000&lang=en`);
   await page.waitForSelector('[data-testid=scene]');
-  await page.waitForFunction(() => !document.querySelector('[data-testid=loading]') && Number(document.querySelector('[data-testid=total]').textContent) > 0, null, { timeout: 60000 });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=loading]') && Number(document.querySelector('[data-testid=scrubber]').max) > 0, null, { timeout: 60000 });
   const cutAt = await total();
   // The limit is checked between steps of the simulation; the last step may add a few events.
   ok(cutAt >= 200000 && cutAt < 200100, `orders:10000000 plays up to the page's limit (${cutAt} events)`);
@@ -461,6 +462,19 @@ await shot('lessons-en-ai');
   const status = await page.$eval('[data-testid=table] th:nth-child(3)', (th) => [th.textContent, th.getBoundingClientRect().right]);
   ok(status[0] === 'status' && status[1] <= 375, `the table's status column is on screen (${status[0]} ends at ${Math.round(status[1])}px)`);
   ok(layout.overflow === 'auto' && layout.inner > layout.outer, `the message table scrolls inside its box (${layout.inner} in ${layout.outer}px)`);
+  // The stage is taller than the screen: its caption stays at the bottom of the screen while
+  // the stage scrolls by (at the top of the page and halfway down the stage), and goes back
+  // under the stage once it has passed (not over the panels below).
+  const captionAt = (y) => page.evaluate((y) => {
+    window.scrollTo(0, y);
+    const c = document.querySelector('[data-testid=caption]').getBoundingClientRect();
+    return { bottom: Math.round(c.bottom), height: innerHeight };
+  }, y);
+  const stage = await page.$eval('[data-testid=scene]', (s) => { const r = s.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY }; });
+  const [atTop, halfway, past] = [await captionAt(0), await captionAt(Math.round((stage.top + stage.bottom) / 2) - 370), await captionAt(Math.round(stage.bottom) + 200)];
+  ok(stage.top > 0 && atTop.bottom === atTop.height && halfway.bottom === halfway.height && past.bottom < 0,
+    `375 px: the caption stays at the bottom of the screen while the stage (${Math.round(stage.bottom - stage.top)} px tall) scrolls by, then leaves with it (bottoms ${atTop.bottom}, ${halfway.bottom}, ${past.bottom} of ${atTop.height})`);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot('phone');
   // Longer English words, the technical view and the lessons do not widen the page either.
   await page.click('[data-testid=lang]');
