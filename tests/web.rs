@@ -293,6 +293,25 @@ async fn clicking_a_log_line_jumps_there() {
 }
 
 #[wasm_bindgen_test]
+async fn dead_letters_the_reconciler_publishes_again_are_marked_in_the_tray() {
+    let sim = RunSpec::builtin("outage-dead-letters", 1).unwrap().play().unwrap();
+    let first = sim.events().iter().position(|e| matches!(e.kind, EventKind::GapCompensated { .. })).unwrap();
+    let m = mount(state("outage-dead-letters"), vec![], None);
+    settle().await;
+    // Before the reconciler's first re-publish: dead tickets, none marked.
+    m.scrub(first).await;
+    assert!(m.count("[data-testid=dead-ticket]") > 0);
+    assert_eq!(m.count("[data-testid=dead-ticket].again"), 0);
+    // Its message published again, the row still DEAD: its ticket is marked.
+    m.scrub(first + 1).await;
+    assert_eq!(m.count("[data-testid=dead-ticket].again"), 1);
+    // At the end every dead letter on the tray has been published again.
+    m.click("[data-testid=end]").await;
+    assert!(m.count("[data-testid=dead-ticket]") > 1);
+    assert_eq!(m.count("[data-testid=dead-ticket].again"), m.count("[data-testid=dead-ticket]"));
+}
+
+#[wasm_bindgen_test]
 async fn language_and_view_toggles_change_every_label() {
     let m = mount(state("seed-demo"), vec![], None);
     settle().await;
@@ -413,6 +432,17 @@ async fn breaking_idempotency_turns_the_no_double_effect_badge_red() {
     m.click("[data-testid=badge-double-link]").await;
     assert!(m.current_line().contains("直接"), "{}", m.current_line());
     assert!(m.has(".log .line.current.violated"));
+    // The line that broke it has the red edge, whoever acted (the consumer's green came after
+    // it in the stylesheet and won).
+    let style = with_page_css();
+    let edge = window()
+        .get_computed_style(&m.el(".log .line.current.violated"))
+        .unwrap()
+        .unwrap()
+        .get_property_value("border-left-color")
+        .unwrap();
+    assert_eq!(edge, "rgb(197, 48, 48)", "the red of --bad");
+    style.remove();
     assert_eq!(seq, format!("#{}", m.cursor() - 1), "{tip}");
     // The badge's number, the log's current line and the position name one event.
     assert_eq!(m.testid("badge-double-link").split_whitespace().last(), Some(seq), "{tip}");
@@ -639,6 +669,15 @@ async fn embed_mode_hides_the_page_chrome_and_shows_one_panel() {
     key("ArrowRight").await;
     assert_eq!(m.cursor(), 1, "the embedded lab still steps");
     drop(m);
+
+    // Each insight view, embedded, shows the insight panel (`panel=check` was hidden).
+    for view in outbox_lab::link::INSIGHT_PANELS {
+        let m = mount(UrlState { embed: true, panel: Some(view), ..state("seed-demo") }, vec![], None);
+        settle().await;
+        assert!(shown(&m, "[data-testid=insight]"), "panel={view} shows the insight panel");
+        assert!(!shown(&m, "[data-testid=log]"), "panel={view} hides the log");
+        drop(m);
+    }
     style.remove();
 }
 

@@ -392,7 +392,8 @@ impl Stage<'_> {
         o.push_lit("</g></g>");
     }
 
-    /// The dead-letter tray.
+    /// The dead-letter tray. A row stays DEAD once the reconciler has published its message
+    /// again (it never moves a status back): its ticket gets the mark of a second copy.
     fn dead_tray(&mut self) {
         let (f, w, touched) = (self.f, self.w, self.touched);
         let o = &mut self.o;
@@ -405,9 +406,10 @@ impl Stage<'_> {
         for (i, r) in f.world.order_db.outbox.dead_rows(TRAY_SLOTS).enumerate() {
             html_write!(
                 *o,
-                r#"<g transform="translate({},292)"><g class="ticket dead{}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
+                r#"<g transform="translate({},292)"><g class="ticket dead{}{}" data-testid="dead-ticket"><rect width="30" height="26" rx="2"/><text x="15" y="11" class="key">{}</text><text x="15" y="22" class="retry">↻{}</text></g></g>"#,
                 222 + i * 34,
                 if Some(r.id) == touched { " changed" } else { "" },
+                if f.world.reconciler.compensated_at_ms.contains_key(&r.biz_key) { " again" } else { "" },
                 short_key(&r.biz_key, 5),
                 r.retry_count
             );
