@@ -365,18 +365,18 @@ pub fn LabPage(
             // The stage and what it shows now: on a phone the caption stays in view at the
             // bottom of the screen while the stage (taller than the screen) scrolls by.
             <div class="show">
-            <Scene lab=lab/>
-            <p class="caption" data-testid="caption" aria-live=move || if lab.playing.get() { "off" } else { "polite" }>
-                {move || {
-                    let w = lab.words();
-                    lab.run.with(|r| {
-                        lab.frame.with(|f| match f.event() {
-                            Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
-                            None => w.t(Label::CaptionStart).to_string(),
+                <Scene lab=lab/>
+                <p class="caption" data-testid="caption" aria-live=move || if lab.playing.get() { "off" } else { "polite" }>
+                    {move || {
+                        let w = lab.words();
+                        lab.run.with(|r| {
+                            lab.frame.with(|f| match f.event() {
+                                Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
+                                None => w.t(Label::CaptionStart).to_string(),
+                            })
                         })
-                    })
-                }}
-            </p>
+                    }}
+                </p>
             </div>
             <div class="panels">
                 <div class="col">
