@@ -312,6 +312,27 @@ async fn dead_letters_the_reconciler_publishes_again_are_marked_in_the_tray() {
 }
 
 #[wasm_bindgen_test]
+async fn the_window_says_how_many_more_are_in_flight_than_it_shows() {
+    let m = mount(state("happy-path"), vec![], None);
+    settle().await;
+    // A step where more messages wait for their ack than the window's five places.
+    let sim = RunSpec::builtin("happy-path", 1).unwrap().play().unwrap();
+    let busy = (1..=sim.events().len())
+        .find(|&step| outbox_lab::sim::World::replay(1, &sim.events()[..step]).broker.unacked.len() > 5);
+    let step = busy.expect("happy-path has more than five messages in flight at some step");
+    m.scrub(step).await;
+    let in_flight: usize = m.testid("inflight-count").parse().unwrap();
+    assert_eq!(m.count("[data-testid=inflight]"), 5);
+    assert_eq!(m.testid("window-more"), format!("+{} 更多", in_flight - 5));
+    // With five or fewer, no marker.
+    m.scrub(0).await;
+    assert!(!m.has("[data-testid=window-more]"));
+    // The break panel's hint names the event on screen as the position does.
+    m.scrub(step).await;
+    assert!(m.testid("break").contains(&format!("现在：事件 #{}", step - 1)), "{}", m.testid("break"));
+}
+
+#[wasm_bindgen_test]
 async fn language_and_view_toggles_change_every_label() {
     let m = mount(state("seed-demo"), vec![], None);
     settle().await;

@@ -10,7 +10,7 @@
 //! cursor's time and, by binary search, the event where each alert starts.
 
 use super::chart::{self, Chart, Unit};
-use super::{duration, Request};
+use super::{duration, event_number, Request};
 use crate::markup::Html;
 use crate::sim::event::{AlertMetric, EventKind};
 use crate::sim::metrics::{AlertThresholds, Monitor, Sample};
@@ -688,7 +688,11 @@ fn alert_entry(req: &Request, a: &Alert, cursor_ms: Option<u64>) -> Html {
         text,
         a.at_event,
         req.t("把实验台的光标移到告警开始处", "Move the lab's cursor to where the alert was raised"),
-        if zh { format!("跳到事件 {}", a.at_event) } else { format!("go to event {}", a.at_event) }
+        if zh {
+            format!("跳到事件 {}", event_number(a.at_event as u64))
+        } else {
+            format!("go to event {}", event_number(a.at_event as u64))
+        }
     )
 }
 

@@ -401,6 +401,12 @@ pub fn sql_panel(link_query: &str) -> String {
     })
 }
 
+/// The event on screen after the first `events` of a log, by the log's number (from #0), as
+/// the lab's position line and log name it: "#299" after 300 events, "–" before any.
+pub fn event_number(events: u64) -> String {
+    events.checked_sub(1).map_or("–".into(), |seq| format!("#{seq}"))
+}
+
 /// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".
 pub fn duration(ms: f64) -> String {
     if ms < 1_000.0 {

@@ -4,7 +4,7 @@
 //! run, and the result: what a reconciliation at this moment would re-publish, and which gaps
 //! would still be there at the end of the run (with it, and without it).
 
-use super::{duration, play, Request};
+use super::{duration, event_number, play, Request};
 
 use crate::markup::Html;
 use crate::sim::config::Config;
@@ -224,14 +224,14 @@ fn moment(req: &Request, p: &Probe, cursor: u64, at_start: bool) -> Html {
     let note = match (at_start, p.at != cursor) {
         (true, _) if zh => "（光标在起点，这里显示打烊时刻：运行结束时）".to_string(),
         (true, _) => " (the cursor is at the start: this is closing time, the end of the run)".to_string(),
-        (false, true) if zh => format!("（光标在第 {cursor} 个事件，落在同一步里）"),
-        (false, true) => format!(" (the cursor is at {cursor}, inside the same step)"),
+        (false, true) if zh => format!("（光标在事件 {}，落在同一步里）", event_number(cursor)),
+        (false, true) => format!(" (the cursor is at event {}, inside the same step)", event_number(cursor)),
         _ => String::new(),
     };
     let moment = if zh {
-        format!("对账时刻：第 {at} 个事件之后（{when}）{note} · 宽限期 {grace}")
+        format!("对账时刻：事件 {} 之后（{when}）{note} · 宽限期 {grace}", event_number(at))
     } else {
-        format!("The reconciler looks after event {at} ({when}){note} · grace period {grace}")
+        format!("The reconciler looks after event {} ({when}){note} · grace period {grace}", event_number(at))
     };
     html!(
         "<p class=lead>{}</p><p class=moment-at>{}</p>",

@@ -567,7 +567,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
         <section class="panel break" data-testid="break">
             <h2>{tr(lab, Label::Break)}</h2>
             <p class="hint">
-                {tr(lab, Label::BreakHint)} " (" {tr(lab, Label::Step)} " " {move || event_at(lab.cursor.get())} ")"
+                {tr(lab, Label::BreakHint)} {tr(lab, Label::Step)} " " {move || event_at(lab.cursor.get())}
             </p>
             <div class="inject-order">
                 <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, Label::PlaceOrder)}</button>
@@ -612,7 +612,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                 {KNOBS.iter().map(|knob| view! { <Setting lab=lab knob=knob config=config/> }).collect_view()}
             </div>
             <p class="interventions" data-testid="interventions" class:empty=move || lab.run.with(|r| r.spec.interventions.is_empty())>
-                {tr(lab, Label::Interventions)} ":" {interventions}
+                {tr(lab, Label::Interventions)} {interventions}
             </p>
         </section>
     }

@@ -201,9 +201,10 @@ impl Words {
             Label::Share => l("分享链接", "Share link"),
             // break it
             Label::Break => l("动手搞破坏（在当前这一步）", "Break it on purpose (at this step)"),
+            // Followed by the event on screen ("事件 #10" / "event #10").
             Label::BreakHint => l(
-                "注入会从当前这一步分叉出新的历史；后退依然可用。",
-                "An injection forks the history at this step; stepping back still works.",
+                "注入会从当前这一步分叉出新的历史；后退依然可用。现在：",
+                "An injection forks the history at this step; stepping back still works. Now: ",
             ),
             Label::PlaceOrder => p("收银台接一单", "下单（本地事务）", "Take an order", "Place an order"),
             Label::Fault => l("事务故障", "Transaction fault"),
@@ -225,7 +226,7 @@ impl Words {
                 "Crash consumer before ack",
             ),
             Label::ScanNow => p("让跑堂马上巡视", "立即扫描", "Send the runner now", "Scan now"),
-            Label::Interventions => l("你的操作", "Your interventions"),
+            Label::Interventions => l("你的操作：", "Your interventions:"),
             // panels
             Label::Table => l("消息表 outbox", "Message table (outbox)"),
             Label::ById => l("按 id", "By id"),

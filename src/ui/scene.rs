@@ -189,7 +189,12 @@ fn legend(w: Words) -> Html {
         o,
         r#"<span class="key"><i class="swatch next"></i>{}</span><span class="key"><i class="swatch again"></i>{}</span><span class="key">↻ {} · @ {}</span>"#,
         w.pick("下一轮会被取走", "下一轮扫描会选中", "taken on the next round", "picked by the next scan"),
-        w.pick("重复/重投的副本", "重复投递/重投", "a second copy", "duplicate / redelivery"),
+        w.pick(
+            "重复/重投/补发的副本",
+            "重复投递/重投/补发",
+            "a second copy, or sent again",
+            "duplicate / redelivery / republish"
+        ),
         w.pick("重试次数", "retry_count", "retries", "retry_count"),
         w.pick("下次再试的时刻", "next_retry_at", "next try at", "next_retry_at"),
     );
@@ -485,6 +490,16 @@ impl Stage<'_> {
                 if copies > 1 { " redelivered" } else { "" },
                 short_key(&u.biz_key, 13),
                 note
+            );
+        }
+        // More in flight than the window shows: how many more, as the rack says it.
+        let more = f.world.broker.unacked.len().saturating_sub(WINDOW_SLOTS);
+        if more > 0 {
+            html_write!(
+                *o,
+                r#"<text x="710" y="251" class="more" data-testid="window-more">+{} {}</text>"#,
+                more,
+                w.t(Label::More)
             );
         }
         if down {

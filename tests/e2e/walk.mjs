@@ -483,6 +483,17 @@ await shot('lessons-en-ai');
   await page.waitForSelector('[data-testid=lessons-body]');
   w = await wide();
   ok(w <= 375, `375×740 in English, technical, lessons open: no horizontal page scroll (scrollWidth ${w})`);
+  // A long run's position line in English ("event #201 / #541 · sim time 1:00:00.000") wraps
+  // inside the controls instead of running past their edge.
+  await page.goto(`${url}?scenario=outage-dead-letters&step=202&lang=en`);
+  await page.waitForSelector('[data-testid=scene]');
+  const edges = await page.evaluate(() => {
+    const box = document.querySelector('[data-testid=controls]').getBoundingClientRect();
+    const words = document.createRange();
+    words.selectNodeContents(document.querySelector('[data-testid=position]'));
+    return { text: words.toString(), right: Math.round(words.getBoundingClientRect().right), inside: Math.round(box.right) };
+  });
+  ok(edges.right <= edges.inside, `375 px in English: the position line stays inside the controls ("${edges.text}" ends at ${edges.right}px, the box at ${edges.inside}px)`);
   // A link whose values are thousands of characters long: the notice wraps them, each item
   // scrolls in a box of its own, and the page stays as wide as the phone.
   await page.goto(`${url}?scenario=${'x'.repeat(5000)}&cfg=${'a:1,'.repeat(3000)}`);
