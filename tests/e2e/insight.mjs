@@ -232,6 +232,9 @@ await shot('reconcile-compensated-zh');
   ok(!(await lab.locator('[data-testid=lessons]').isVisible()) && !(await lab.locator('[data-testid=scene]').isVisible()) && !(await lab.locator('[data-testid=controls]').isVisible()), 'only the insight panel is shown');
   const clipped = await lab.locator('[data-testid=insight]').evaluate((p) => [...p.querySelectorAll('section, figure, table')].filter((e) => e.getBoundingClientRect().right > p.getBoundingClientRect().right + 1).length);
   ok(clipped === 0, `nothing in the embedded view pokes out of its panel (${clipped})`);
+  // Its "open on the stage" button would change a stage the embed hides: it is left out.
+  ok((await lab.locator('[data-testid=open-stage]').count()) === 1 && !(await lab.locator('[data-testid=open-stage]').isVisible()),
+    'embedded, the view leaves out its button that opens a run on the (hidden) stage');
   await page.screenshot({ path: path.join(out, 'insight-embed-twopc.png'), fullPage: true });
 }
 
