@@ -58,6 +58,20 @@ const FINDINGS: &[(&str, &str)] = &[
     ("$: $, $ effect(s)", "$：$，生效 $ 次"),
 ];
 
+/// What each kind of violation breaks, in Chinese: the words of the checks panel's badges
+/// (`ui::panels::checks`, whose page code the worker does not carry); the kind's code follows.
+fn broken_zh(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "not_atomic" | "ghost_publish" => "原子：订单与消息同生同灭",
+        "lost_order" | "position_ahead_of_publish" => "不丢：每单最终生效或进死信",
+        "double_effect" | "duplicate_key" | "effect_without_order" => "不重：同一单只生效一次",
+        "concurrent_publish" | "lease_expired" => "独占：一行只由一个中继发送",
+        "status_not_monotone" => "状态只进不退",
+        "out_of_order_effect" => "同一订单的消息按序生效",
+        _ => return None,
+    })
+}
+
 /// The checker's finding in the page's language: each of its parts (`; `) by [`FINDINGS`]; a
 /// part no pattern knows stays as the core wrote it.
 fn finding(req: &Request, detail: &str) -> String {
@@ -186,9 +200,12 @@ pub fn body(req: &mut Request) -> Html {
         Outcome::Violation { kind, detail, path } => {
             html_write!(
                 out,
-                "<p class=verdict data-testid=check-verdict data-outcome=violation><strong>{} {}</strong> — {} {} {}</p><p>{}</p>",
-                req.t("违例：", "Violation:"),
-                kind,
+                "<p class=verdict data-testid=check-verdict data-outcome=violation><strong>{}{}</strong> — {} {} {}</p><p>{}</p>",
+                req.t("违例：", "Violation: "),
+                match broken_zh(kind).filter(|_| req.zh()) {
+                    Some(words) => format!("{words}（{kind}）"),
+                    None => kind.to_string(),
+                },
                 req.t("最短路径", "shortest path:"),
                 path.len(),
                 req.t("步", "steps"),
@@ -266,6 +283,41 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_of_violation_has_its_chinese_words() {
+        use crate::sim::checker::ViolationKind::{self, *};
+        let every = [
+            NotAtomic,
+            GhostPublish,
+            StatusNotMonotone,
+            DuplicateKey,
+            DoubleEffect,
+            EffectWithoutOrder,
+            LostOrder,
+            ConcurrentPublish,
+            LeaseExpired,
+            PositionAheadOfPublish,
+            OutOfOrderEffect,
+        ];
+        for kind in every {
+            // Exhaustive: a new kind does not compile until it is in the list above.
+            let _listed = |k: ViolationKind| match k {
+                NotAtomic
+                | GhostPublish
+                | StatusNotMonotone
+                | DuplicateKey
+                | DoubleEffect
+                | EffectWithoutOrder
+                | LostOrder
+                | ConcurrentPublish
+                | LeaseExpired
+                | PositionAheadOfPublish
+                | OutOfOrderEffect => (),
+            };
+            assert!(super::broken_zh(kind.as_str()).is_some(), "{}", kind.as_str());
+        }
+    }
+
+    #[test]
     fn the_safeguards_on_screen_are_proved_and_one_taken_off_gives_a_replayable_path() {
         let proved = answer("insight=check&orders=1\n?scenario=two-relays-skip-locked&lang=en");
         assert!(proved.contains("data-outcome=proved"), "{proved}");
@@ -273,6 +325,8 @@ mod tests {
         let broken = answer("insight=check&orders=1\n?scenario=two-relays-no-lock&lang=zh");
         assert!(broken.contains("data-outcome=violation"), "{broken}");
         assert!(broken.contains("concurrent_publish"), "{broken}");
+        // What it breaks, in the checks panel's words (the kind's code after them).
+        assert!(broken.contains("违例：独占：一行只由一个中继发送（concurrent_publish）"), "{broken}");
         // Its finding in Chinese, as the page is.
         assert!(broken.contains("中继 0 和 1 都发布了消息") || broken.contains("中继 1 和 0 都发布了消息"), "{broken}");
         // The replay button opens the checker's run with its path, in the lab's language.
