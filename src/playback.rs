@@ -450,6 +450,12 @@ pub struct Frame {
     pub next_scan: Option<NextScan>,
 }
 
+/// The event a frame shows after the first `events` of a log ([`Frame::event`]), by the log's number (from #0), as
+/// the lab's position line and log name it: "#299" after 300 events, "–" before any.
+pub fn event_number(events: u64) -> String {
+    events.checked_sub(1).map_or("–".into(), |seq| format!("#{seq}"))
+}
+
 impl Frame {
     /// The event that just happened (the cursor-th), if any.
     pub fn event(&self) -> Option<&Event> {

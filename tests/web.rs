@@ -456,13 +456,16 @@ async fn breaking_idempotency_turns_the_no_double_effect_badge_red() {
     // The line that broke it has the red edge, whoever acted (the consumer's green came after
     // it in the stylesheet and won).
     let style = with_page_css();
-    let edge = window()
-        .get_computed_style(&m.el(".log .line.current.violated"))
-        .unwrap()
-        .unwrap()
-        .get_property_value("border-left-color")
-        .unwrap();
-    assert_eq!(edge, "rgb(197, 48, 48)", "the red of --bad");
+    let computed = |el: &web_sys::Element, property: &str| {
+        window().get_computed_style(el).unwrap().unwrap().get_property_value(property).unwrap()
+    };
+    // The page's --bad in the theme in force, read from a probe coloured with it.
+    let probe = document().create_element("i").unwrap();
+    probe.set_attribute("style", "color: var(--bad)").unwrap();
+    m.el("[data-testid=lab]").append_child(&probe).unwrap();
+    let bad = computed(&probe, "color");
+    assert_eq!(computed(&m.el(".log .line.current.violated"), "border-left-color"), bad);
+    probe.remove();
     style.remove();
     assert_eq!(seq, format!("#{}", m.cursor() - 1), "{tip}");
     // The badge's number, the log's current line and the position name one event.

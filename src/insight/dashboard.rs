@@ -10,8 +10,9 @@
 //! cursor's time and, by binary search, the event where each alert starts.
 
 use super::chart::{self, Chart, Unit};
-use super::{duration, event_number, Request};
+use super::{duration, Request};
 use crate::markup::Html;
+use crate::playback::event_number;
 use crate::sim::event::{AlertMetric, EventKind};
 use crate::sim::metrics::{AlertThresholds, Monitor, Sample};
 use crate::sim::outbox_table::RETRY_BUCKETS;

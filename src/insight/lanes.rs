@@ -641,7 +641,7 @@ fn lane_card(req: &Request, lane: &Lane, keys: &[&str]) -> Html {
     }
     html_write!(
         s,
-        "<button data-go=\"{}\" data-testid=go-{}>{}</button></section>",
+        "<button class=to-stage data-go=\"{}\" data-testid=go-{}>{}</button></section>",
         go_link(req, &lane.spec),
         mode,
         req.t("在舞台上打开这条路", "Open this lane on the stage")

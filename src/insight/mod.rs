@@ -15,8 +15,10 @@
 //!   value;
 //! - `<button data-p=NAME data-v=VALUE>`: sets NAME to VALUE (the tabs use `insight`; choices
 //!   and toggles are buttons too, see [`select`] and [`toggle`]);
-//! - `<button data-go="?scenario=…">`: opens that run on the stage;
-//! - `<button data-at=N>`: moves the lab's cursor to event N;
+//! - `<button data-go="?scenario=…">`: opens that run on the stage (`class=to-stage`: a run
+//!   that only the stage shows; an embedded view, which has no stage, leaves those out);
+//! - `<button data-at=N>`: moves the lab's cursor to N events (the event on screen is then #N-1,
+//!   as [`crate::playback::event_number`] names it);
 //! - `<button data-cmd=reconcile>`: runs the reconciler at the cursor, in the lab's own run.
 
 pub mod chart;
@@ -399,12 +401,6 @@ pub fn sql_panel(link_query: &str) -> String {
         }
         format!("{cursor}\u{1}{}\u{1}{}", statements.into_string(), lang(&crate::sim::sql::ddl(&config)))
     })
-}
-
-/// The event on screen after the first `events` of a log, by the log's number (from #0), as
-/// the lab's position line and log name it: "#299" after 300 events, "–" before any.
-pub fn event_number(events: u64) -> String {
-    events.checked_sub(1).map_or("–".into(), |seq| format!("#{seq}"))
 }
 
 /// A duration for people: "850 ms", "12.5 s", "3.2 min", "1.5 h".

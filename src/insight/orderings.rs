@@ -59,7 +59,8 @@ const FINDINGS: &[(&str, &str)] = &[
 ];
 
 /// What each kind of violation breaks, in Chinese: the words of the checks panel's badges
-/// (`ui::panels::checks`, whose page code the worker does not carry); the kind's code follows.
+/// (`Label::Atomic`… in `ui::i18n`, sorted by `ui::panels::checks::badge_of`: page code the
+/// worker does not carry), and what every settled path must end as; the kind's code follows.
 fn broken_zh(kind: &str) -> Option<&'static str> {
     Some(match kind {
         "not_atomic" | "ghost_publish" => "原子：订单与消息同生同灭",
@@ -68,6 +69,8 @@ fn broken_zh(kind: &str) -> Option<&'static str> {
         "concurrent_publish" | "lease_expired" => "独占：一行只由一个中继发送",
         "status_not_monotone" => "状态只进不退",
         "out_of_order_effect" => "同一订单的消息按序生效",
+        // `check::run`'s own: a settled path where an order is not DONE with one effect or DEAD.
+        "inexact_at_settle" => "收尾：每单恰好生效一次，或进死信",
         _ => return None,
     })
 }
@@ -203,7 +206,7 @@ pub fn body(req: &mut Request) -> Html {
                 "<p class=verdict data-testid=check-verdict data-outcome=violation><strong>{}{}</strong> — {} {} {}</p><p>{}</p>",
                 req.t("违例：", "Violation: "),
                 match broken_zh(kind).filter(|_| req.zh()) {
-                    Some(words) => format!("{words}（{kind}）"),
+                    Some(words) => format!("破坏了“{words}”（{kind}）"),
                     None => kind.to_string(),
                 },
                 req.t("最短路径", "shortest path:"),
@@ -215,7 +218,7 @@ pub fn body(req: &mut Request) -> Html {
                 let query = query.replace("lang=en", &format!("lang={}", req.lang.code()));
                 html_write!(
                     out,
-                    "<p><button data-go=\"{}\" data-testid=check-replay>{}</button></p>",
+                    "<p><button class=to-stage data-go=\"{}\" data-testid=check-replay>{}</button></p>",
                     query,
                     req.t("在舞台上重放这条路径", "Replay this ordering on the stage")
                 );
@@ -298,8 +301,9 @@ mod tests {
             PositionAheadOfPublish,
             OutOfOrderEffect,
         ];
+        // A new kind does not compile until it is named in this match; then add it to the
+        // list above too.
         for kind in every {
-            // Exhaustive: a new kind does not compile until it is in the list above.
             let _listed = |k: ViolationKind| match k {
                 NotAtomic
                 | GhostPublish
@@ -315,6 +319,8 @@ mod tests {
             };
             assert!(super::broken_zh(kind.as_str()).is_some(), "{}", kind.as_str());
         }
+        // And the checker's own kind for a path that settles wrong.
+        assert!(super::broken_zh("inexact_at_settle").is_some());
     }
 
     #[test]
@@ -326,7 +332,7 @@ mod tests {
         assert!(broken.contains("data-outcome=violation"), "{broken}");
         assert!(broken.contains("concurrent_publish"), "{broken}");
         // What it breaks, in the checks panel's words (the kind's code after them).
-        assert!(broken.contains("违例：独占：一行只由一个中继发送（concurrent_publish）"), "{broken}");
+        assert!(broken.contains("违例：破坏了“独占：一行只由一个中继发送”（concurrent_publish）"), "{broken}");
         // Its finding in Chinese, as the page is.
         assert!(broken.contains("中继 0 和 1 都发布了消息") || broken.contains("中继 1 和 0 都发布了消息"), "{broken}");
         // The replay button opens the checker's run with its path, in the lab's language.

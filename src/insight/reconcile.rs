@@ -4,9 +4,10 @@
 //! run, and the result: what a reconciliation at this moment would re-publish, and which gaps
 //! would still be there at the end of the run (with it, and without it).
 
-use super::{duration, event_number, play, Request};
+use super::{duration, play, Request};
 
 use crate::markup::Html;
+use crate::playback::event_number;
 use crate::sim::config::Config;
 use crate::sim::event::{BizKey, EventKind, GapKind};
 use crate::sim::reconciler;
@@ -280,9 +281,10 @@ fn no_gaps(req: &Request, lab: &Simulation) -> Html {
             lab.events()[..i].iter().rposition(|e| matches!(e.kind, EventKind::ReconcileStarted { .. })).unwrap_or(i);
         html_write!(
             s,
-            "<p><button data-at={0} data-testid=goto-gaps>{1} {0}</button></p>",
+            "<p><button data-at={} data-testid=goto-gaps>{} {}</button></p>",
             started,
-            req.t("跳到这次运行里对账发现缺口之前：事件", "Go to just before this run's reconciler finds gaps: event")
+            req.t("跳到这次运行里对账发现缺口之前：事件", "Go to just before this run's reconciler finds gaps: event"),
+            event_number(started as u64)
         );
     }
     html_write!(

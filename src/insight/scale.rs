@@ -175,7 +175,7 @@ fn run(req: &mut Request, scenario: &str, cfg: &[(&str, String)]) -> Option<Simu
 fn go(req: &Request, scenario: &str, cfg: &[(&str, String)], testid: &str) -> Html {
     let cfg = cfg.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     html!(
-        "<p class=go-row><button class=go data-go=\"{}\" data-testid=go-{}>{}</button></p>",
+        "<p class=go-row><button class=\"go to-stage\" data-go=\"{}\" data-testid=go-{}>{}</button></p>",
         req.stage_link(scenario, None, cfg, Vec::new()),
         testid,
         req.t("在舞台上打开这次运行 ▶", "Open this run on the stage ▶")

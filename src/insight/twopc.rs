@@ -115,7 +115,7 @@ pub fn body(req: &mut Request) -> Html {
     html_write!(
         s,
         "<p class=actions><button data-p=replay data-v={} data-testid=twopc-replay>{}</button> \
-         <button data-go=\"{}\" data-testid=open-stage>{}</button></p>",
+         <button class=to-stage data-go=\"{}\" data-testid=open-stage>{}</button></p>",
         v.replay + 1,
         req.t("重放动画", "Replay the animation"),
         stage_link(req, &v, recovery_ms, rtt_ms),

@@ -6,6 +6,7 @@ use super::i18n::{narrate, Label, Lang, Vocab};
 use super::markup::Markup;
 use super::timeline::clock;
 use super::url_state;
+use crate::playback::event_number;
 use crate::run_file;
 use crate::sim::event::TxFault;
 use crate::sim::order_service::OrderRequest;
@@ -413,7 +414,7 @@ fn TransportBar(lab: Lab) -> impl IntoView {
     }
 }
 
-/// The timeline slider, the step and the simulated time.
+/// The timeline slider, the event on screen (by the log's number) and the simulated time.
 #[component]
 fn Scrubber(lab: Lab) -> impl IntoView {
     let n = move || lab.events_len();
@@ -434,18 +435,12 @@ fn Scrubber(lab: Lab) -> impl IntoView {
                 }
             />
             <span class="position" data-testid="position">
-                {tr(lab, Label::Step)} " " <b data-testid="event-at">{move || event_at(lab.cursor.get())}</b> " / "
-                {move || event_at(n())} " · " {tr(lab, Label::Time)} " "
+                {tr(lab, Label::Event)} " " <b data-testid="event-at">{move || event_number(lab.cursor.get() as u64)}</b> " / "
+                {move || event_number(n() as u64)} " · " {tr(lab, Label::Time)} " "
                 <b data-testid="clock">{move || clock(lab.frame.with(|f| f.now_ms))}</b>
             </span>
         </div>
     }
-}
-
-/// The last event of the first `events`, as the log numbers it (from #0): "#47" for 48
-/// events, "–" for none. The position and the log then name the same event.
-fn event_at(events: usize) -> String {
-    events.checked_sub(1).map_or("–".into(), |seq| format!("#{seq}"))
 }
 
 fn fault_of(code: &str) -> Option<TxFault> {
@@ -567,7 +562,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
         <section class="panel break" data-testid="break">
             <h2>{tr(lab, Label::Break)}</h2>
             <p class="hint">
-                {tr(lab, Label::BreakHint)} {tr(lab, Label::Step)} " " {move || event_at(lab.cursor.get())}
+                {tr(lab, Label::BreakHint)} {tr(lab, Label::Event)} " " {move || event_number(lab.cursor.get() as u64)}
             </p>
             <div class="inject-order">
                 <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, Label::PlaceOrder)}</button>

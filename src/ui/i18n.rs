@@ -42,7 +42,7 @@ pub enum Label {
     More,
     None,
     Time,
-    Step,
+    Event,
     Play,
     Pause,
     Back,
@@ -179,7 +179,7 @@ impl Words {
             Label::More => l("更多", "more"),
             Label::None => l("无", "none"),
             Label::Time => l("模拟时间", "sim time"),
-            Label::Step => l("事件", "event"),
+            Label::Event => l("事件", "event"),
             // controls
             Label::Play => l("播放", "Play"),
             Label::Pause => l("暂停", "Pause"),

@@ -492,12 +492,13 @@ impl Stage<'_> {
                 note
             );
         }
-        // More in flight than the window shows: how many more, as the rack says it.
+        // More in flight than the window shows: how many more, as the rack says it (at the
+        // top: Kafka's partition lines take the bottom).
         let more = f.world.broker.unacked.len().saturating_sub(WINDOW_SLOTS);
         if more > 0 {
             html_write!(
                 *o,
-                r#"<text x="710" y="251" class="more" data-testid="window-more">+{} {}</text>"#,
+                r#"<text x="710" y="46" class="more" data-testid="window-more">+{} {}</text>"#,
                 more,
                 w.t(Label::More)
             );

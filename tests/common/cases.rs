@@ -97,9 +97,9 @@ pub fn mismatches() -> Vec<String> {
 /// check.
 pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0x4f75_8055_9975_7bff),
-    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xb832_0675_5729_4150),
-    ("insight=lanes\n?seed=1&lang=en", 0x0b1b_5c0e_d2f3_f2b5),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0xb8bc_2369_3aa8_2afb),
+    ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0xda6a_b971_46d5_95c1),
+    ("insight=lanes\n?seed=1&lang=en", 0x3e35_d718_56c6_1adf),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x9643_88c7_daba_e733),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
         0x1376_bf7d_8df3_076b,

@@ -196,6 +196,15 @@ ok((await total()) > len, 'compensate runs the reconciler in the lab\'s own run'
 }
 ok(await page.locator('tr[class*=gap-]').count() < gaps, 'after compensating, fewer gaps remain at closing time');
 await shot('reconcile-compensated-zh');
+{
+  // The run now has the reconciler's gaps: a button goes to just before them, and names the
+  // event the position then shows.
+  const go = el('goto-gaps');
+  const named = (await go.innerText()).split(' ').pop();
+  await go.click();
+  await page.waitForFunction((n) => document.querySelector('[data-testid=event-at]')?.textContent === n, named, { timeout: 5000 }).catch(() => {});
+  ok(named.startsWith('#') && named === (await text('event-at')), `the reconciliation view's "go to the gaps" names the event it lands on (${named}, ${await text('event-at')})`);
+}
 
 // ---- an interview answer opens the insight view that shows it in numbers ----
 {
@@ -275,7 +284,7 @@ await shot('reconcile-compensated-zh');
   const step = Number(new URLSearchParams(go).get('step'));
   await page.locator('[data-testid=check-replay]').click();
   await page.waitForFunction((n) => Number(document.querySelector('[data-testid=scrubber]')?.value) === n, step, { timeout: 20000 });
-  ok((await page.locator('[data-testid=badge-publisher]').getAttribute('data-state')) === 'broken', `the replayed path breaks "one relay per row" at the link's event #${step}`);
+  ok((await page.locator('[data-testid=badge-publisher]').getAttribute('data-state')) === 'broken', `the replayed path breaks "one relay per row" at the link's step=${step} (event #${step - 1})`);
   // The address bar follows once the cursor has rested (250 ms).
   await page.waitForFunction(() => location.search.includes('path='), null, { timeout: 5000 }).catch(() => {});
   ok(page.url().includes('path=0.0.0.0.0.0.0') && page.url().includes('scenario=check-1'), `the address bar keeps the path (${page.url().split('?')[1].slice(0, 60)}…)`);
