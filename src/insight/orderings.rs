@@ -166,15 +166,21 @@ pub fn body(req: &mut Request) -> Html {
             return out;
         }
     };
+    // The paths that end with a DEAD message, when there are any.
+    let dead = match (report.settled_dead, req.zh()) {
+        (0, _) => String::new(),
+        (n, true) => format!("（其中 {n} 条以 DEAD 消息结束，都被对账报出）"),
+        (n, false) => format!(" ({n} of them with a DEAD message, each reported by reconciliation)"),
+    };
     let numbers = if req.zh() {
         format!(
-            "{} 个不同状态，{} 次转移，最深 {} 步，{} 条路径走完（其中 {} 条以 DEAD 消息结束，都被对账报出）",
-            report.distinct, report.transitions, report.depth, report.settled, report.settled_dead
+            "{} 个不同状态，{} 次转移，最深 {} 步，{} 条路径走完{dead}",
+            report.distinct, report.transitions, report.depth, report.settled
         )
     } else {
         format!(
-            "{} distinct states, {} transitions, depth {}, {} paths settled ({} of them with a DEAD message, each reported by reconciliation)",
-            report.distinct, report.transitions, report.depth, report.settled, report.settled_dead
+            "{} distinct states, {} transitions, depth {}, {} paths settled{dead}",
+            report.distinct, report.transitions, report.depth, report.settled
         )
     };
     match &report.outcome {
@@ -328,6 +334,11 @@ mod tests {
         let proved = answer("insight=check&orders=1\n?scenario=two-relays-skip-locked&lang=en");
         assert!(proved.contains("data-outcome=proved"), "{proved}");
         assert!(proved.contains("Proved for every ordering"), "{proved}");
+        assert!(proved.contains("of them with a DEAD message"), "{proved}");
+        // The paths that end DEAD are counted only when there are some (without faults none
+        // does: it said "0 of them").
+        let no_faults = answer("insight=check&orders=1&faults=none\n?scenario=two-relays-skip-locked&lang=zh");
+        assert!(no_faults.contains("data-outcome=proved") && !no_faults.contains("以 DEAD 消息结束"), "{no_faults}");
         let broken = answer("insight=check&orders=1\n?scenario=two-relays-no-lock&lang=zh");
         assert!(broken.contains("data-outcome=violation"), "{broken}");
         assert!(broken.contains("concurrent_publish"), "{broken}");
