@@ -293,36 +293,7 @@ mod tests {
 
     #[test]
     fn every_kind_of_violation_has_its_chinese_words() {
-        use crate::sim::checker::ViolationKind::{self, *};
-        let every = [
-            NotAtomic,
-            GhostPublish,
-            StatusNotMonotone,
-            DuplicateKey,
-            DoubleEffect,
-            EffectWithoutOrder,
-            LostOrder,
-            ConcurrentPublish,
-            LeaseExpired,
-            PositionAheadOfPublish,
-            OutOfOrderEffect,
-        ];
-        // A new kind does not compile until it is named in this match; then add it to the
-        // list above too.
-        for kind in every {
-            let _listed = |k: ViolationKind| match k {
-                NotAtomic
-                | GhostPublish
-                | StatusNotMonotone
-                | DuplicateKey
-                | DoubleEffect
-                | EffectWithoutOrder
-                | LostOrder
-                | ConcurrentPublish
-                | LeaseExpired
-                | PositionAheadOfPublish
-                | OutOfOrderEffect => (),
-            };
+        for kind in crate::sim::checker::ViolationKind::ALL {
             assert!(super::broken_zh(kind.as_str()).is_some(), "{}", kind.as_str());
         }
         // And the checker's own kind for a path that settles wrong.

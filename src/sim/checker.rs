@@ -40,6 +40,22 @@ pub enum ViolationKind {
 }
 
 impl ViolationKind {
+    /// Every kind, in the order they are declared (tested: each at its own index, the last
+    /// one last).
+    pub const ALL: [ViolationKind; 11] = [
+        ViolationKind::NotAtomic,
+        ViolationKind::GhostPublish,
+        ViolationKind::StatusNotMonotone,
+        ViolationKind::DuplicateKey,
+        ViolationKind::DoubleEffect,
+        ViolationKind::EffectWithoutOrder,
+        ViolationKind::LostOrder,
+        ViolationKind::ConcurrentPublish,
+        ViolationKind::LeaseExpired,
+        ViolationKind::PositionAheadOfPublish,
+        ViolationKind::OutOfOrderEffect,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ViolationKind::NotAtomic => "not_atomic",
@@ -384,4 +400,18 @@ pub fn lost_orders(world: &World) -> Vec<BizKey> {
         })
         .map(|order| order.biz_key.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ViolationKind;
+
+    #[test]
+    fn all_lists_every_kind_once_in_declaration_order() {
+        for (i, kind) in ViolationKind::ALL.iter().enumerate() {
+            assert_eq!(*kind as usize, i, "{}", kind.as_str());
+        }
+        // The last declared kind is the last listed (a kind declared after it moves this line).
+        assert_eq!(ViolationKind::OutOfOrderEffect as usize + 1, ViolationKind::ALL.len());
+    }
 }
