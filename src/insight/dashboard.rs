@@ -11,9 +11,10 @@
 
 use super::chart::{self, Chart, Unit};
 use super::{duration, Request};
+use crate::link::UrlState;
 use crate::markup::Html;
 use crate::playback::event_number;
-use crate::sim::event::{AlertMetric, EventKind};
+use crate::sim::event::{AlertMetric, Event, EventKind};
 use crate::sim::metrics::{AlertThresholds, Monitor, Sample};
 use crate::sim::outbox_table::RETRY_BUCKETS;
 use crate::sim::Simulation;
@@ -280,7 +281,7 @@ pub fn body(req: &mut Request) -> Html {
     };
     s.push(&tiles(req, &t, samples, at, cursor_ms, &alerts));
     s.push(&alert_log(req, &alerts, cursor_ms));
-    s.push(&in_the_log(req, &t));
+    s.push(&in_the_log(req, &t, events));
     let frame = Frame { zh, marker: cursor_ms.map(|m| m as f64), end_ms: end_ms as f64 };
     s.push(&charts(req, &frame, &t, samples, at));
     s.push(&sampling_note(req, series.interval_ms));
@@ -592,7 +593,7 @@ fn fail_value(req: &Request, samples: &[Sample], i: usize) -> Html {
 /// The same alerts as events in the lab's own log: a link that replays the run with these
 /// thresholds as its `alert_*` settings (the core's monitor then raises and clears them in
 /// the event log), or a note that it already does.
-fn in_the_log(req: &mut Request, t: &Thresholds) -> Html {
+fn in_the_log(req: &mut Request, t: &Thresholds, events: &[Event]) -> Html {
     let want = t.for_monitor();
     let run = req.spec().map(|s| AlertThresholds::of(&s.config)).unwrap_or_default();
     if want == run {
@@ -612,11 +613,125 @@ fn in_the_log(req: &mut Request, t: &Thresholds) -> Html {
     link.config.push(("alert_backlog_rows".into(), want.backlog_rows.to_string()));
     link.config.push(("alert_window_p99_ms".into(), want.window_p99_ms.to_string()));
     link.config.push(("alert_failure_rate".into(), (want.failure_rate_ppm as f64 / 1_000_000.0).to_string()));
+    if keep_moments(&req.link, events, &mut link).is_none() {
+        // Kept as it was: the cursor and the interventions may land elsewhere.
+        req.notices.push(
+            "the run with these alerts could not be lined up with the one on screen: its cursor starts at the same event number / 无法把带这些告警的运行与当前运行对齐：游标停在同一事件编号".to_string(),
+        );
+    }
     html!(
         "<p class=actions><button data-go=\"{}\" data-testid=alerts-to-log>{}</button></p>",
         crate::link::to_query(&link),
         req.t("让实验台的监控在事件日志里发出这些告警 ▶", "Raise these alerts in the lab's event log ▶")
     )
+}
+
+/// Moves `to`'s cursor and interventions (a copy of `from`, the run on screen, with other
+/// `alert_*` settings) to the same moments of its run. The monitor's alerts schedule nothing,
+/// so the run with other thresholds has the same events in the same order with other alerts
+/// among them (tested): a moment is kept by counting the events that are not alerts. Both
+/// runs are played side by side up to each intervention, so that each is made where it was
+/// (after the step that reached its event number), and `to`'s run on to the cursor's event.
+/// None, with `to` unchanged, when the runs cannot be played or do not line up.
+fn keep_moments(from: &UrlState, from_events: &[Event], to: &mut UrlState) -> Option<()> {
+    let mut notices = Vec::new();
+    let played = |link: &UrlState, notices: &mut Vec<String>| {
+        let mut spec = link.spec(notices)?;
+        spec.config.max_events = spec.config.max_events.min(crate::link::MAX_EVENTS_SHOWN);
+        let mut sim = Simulation::new(&spec.scenario, spec.config.clone(), spec.seed).ok()?;
+        spec.follow_path(&mut sim).ok()?;
+        Some(sim)
+    };
+    let (mut was, mut now) = (played(from, &mut notices)?, played(to, &mut notices)?);
+    if !notices.is_empty() {
+        return None;
+    }
+    let (mut counted, mut counted_was) = (NotAlerts::default(), NotAlerts::default());
+    let mut interventions = from.interventions.clone();
+    interventions.sort_by_key(|i| i.after_events);
+    for i in &mut interventions {
+        let from_len = was.events().len() as u64;
+        was.run_until_events(i.after_events);
+        let wanted = counted_was.update(was.events());
+        if was.events().len() as u64 >= i.after_events {
+            // The first step's end that holds as many: the end of the step that made the last.
+            if counted.run_to(&mut now, wanted)? != wanted {
+                return None;
+            }
+            i.after_events = now.events().len() as u64;
+        } else {
+            // The run ended first (it is made at the end): so must the other.
+            let at = now.events().len() as u64 + (i.after_events - from_len);
+            now.run_until_events(at);
+            if now.events().len() as u64 >= at || counted.update(now.events()) != wanted {
+                return None;
+            }
+            i.after_events = at;
+        }
+        // Steps that make no event move the clock too: both runs are at the same moment.
+        if now.now_ms() != was.now_ms() {
+            return None;
+        }
+        was.inject(i.command.clone()).ok()?;
+        now.inject(i.command.clone()).ok()?;
+    }
+    let step = match from.step {
+        Some(k) => {
+            let wanted = NotAlerts::in_events(&from_events[..(k as usize).min(from_events.len())]);
+            counted.run_to(&mut now, wanted)?;
+            // Just after the last event that is not an alert, as the screen was.
+            let events = now.events();
+            let (mut at, mut n) = (events.len(), counted.count);
+            while at > 0 && (n > wanted || is_alert(&events[at - 1])) {
+                n -= u64::from(!is_alert(&events[at - 1]));
+                at -= 1;
+            }
+            Some(at as u64)
+        }
+        None => None,
+    };
+    to.interventions = interventions;
+    to.step = step;
+    Some(())
+}
+
+fn is_alert(e: &Event) -> bool {
+    matches!(e.kind, EventKind::AlertRaised { .. } | EventKind::AlertCleared { .. })
+}
+
+/// The events that are not alerts in a log, counted as it grows.
+#[derive(Default)]
+struct NotAlerts {
+    seen: usize,
+    count: u64,
+}
+
+impl NotAlerts {
+    fn in_events(events: &[Event]) -> u64 {
+        events.iter().filter(|e| !is_alert(e)).count() as u64
+    }
+
+    /// The count in `events`, the log this one has counted so far and what was added since.
+    fn update(&mut self, events: &[Event]) -> u64 {
+        self.count += Self::in_events(&events[self.seen.min(events.len())..]);
+        self.seen = events.len();
+        self.count
+    }
+
+    /// Steps `sim` on until its log holds at least `wanted` events that are not alerts, one
+    /// step's events at a time; the count then, or None if the run ends first.
+    fn run_to(&mut self, sim: &mut Simulation, wanted: u64) -> Option<u64> {
+        loop {
+            if self.update(sim.events()) >= wanted {
+                return Some(self.count);
+            }
+            // Bounded: each round adds an event, and the run stops at its event cap.
+            sim.run_until_events(self.seen as u64 + 1);
+            if sim.events().len() == self.seen {
+                return None;
+            }
+        }
+    }
 }
 
 /// The alert log: each alert with when it was raised and cleared, its peak, and a button that
@@ -790,6 +905,80 @@ mod tests {
         let (state, notices) = crate::link::parse(&go);
         assert!(notices.is_empty(), "{notices:?}");
         assert!(state.config.contains(&("alert_failure_rate".to_string(), "0.2".to_string())), "{:?}", state.config);
+    }
+
+    /// "Raise these alerts in the lab's event log" opens the run with the new thresholds at
+    /// the moment on screen, with each intervention where it was: that run's events that are
+    /// not alerts are the old run's, and its cursor is just after the same one of them.
+    /// Interventions are placed just after alerts too (their step ends later than their event
+    /// number), and the old run has alerts of its own that the new one moves.
+    #[test]
+    fn raising_alerts_in_the_log_keeps_the_moment_and_the_interventions() {
+        let not_alerts = |events: &[Event]| -> Vec<(u64, EventKind)> {
+            events.iter().filter(|e| !is_alert(e)).map(|e| (e.at_ms, e.kind.clone())).collect()
+        };
+        let played = |link: &str| {
+            let mut req = Request::parse(&format!("insight=dashboard\n{link}"));
+            let sim = req.play().expect("plays");
+            assert!(req.notices.is_empty(), "{link}: {:?}", req.notices);
+            sim
+        };
+        let cases = [
+            ("mq-outage-backoff", "&cfg=alert_backlog_rows:1,alert_window_p99_ms:600000,alert_failure_rate:0.2"),
+            ("mq-outage-backoff", ""),
+            ("seed-demo", ""),
+            ("outage-dead-letters", ""),
+        ];
+        let mut moved = 0;
+        for (scenario, cfg) in cases {
+            let base = format!("?scenario={scenario}&seed=3&lang=en{cfg}");
+            let plain = played(&base);
+            let events = plain.events();
+            let n = events.len() as u64;
+            // Just after an alert, and places with none near.
+            let mut places: Vec<u64> =
+                events.iter().filter(|e| is_alert(e)).map(|e| e.seq + 1).step_by(3).take(4).collect();
+            places.extend([n / 5, n / 2]);
+            for &at in &places {
+                let link =
+                    format!("{base}&step={}&x={at}:dup,{}:scan,{}:set:batch_size:3", (at + 40).min(n), at + 3, at + 9);
+                let before = played(&link);
+                let answer = answer(&format!("insight=dashboard&backlog=2&p99=2000&fail=5\n{link}"));
+                let go = answer
+                    .split("data-go=\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .expect(&link)
+                    .replace("&amp;", "&");
+                let (state, notices) = crate::link::parse(&go);
+                assert!(notices.is_empty() && !answer.contains("could not be lined up"), "{link}: {notices:?}");
+                let after = played(&go);
+                let (a, b) = (not_alerts(after.events()), not_alerts(before.events()));
+                let first = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                assert!(
+                    a.len() == b.len() && first == a.len(),
+                    "{link} → {go}: the same run, not from #{first}: {:?} against {:?}",
+                    a.get(first.saturating_sub(2)..first + 2),
+                    b.get(first.saturating_sub(2)..first + 2)
+                );
+                assert_ne!(
+                    before.events().iter().filter(|e| is_alert(e)).count(),
+                    after.events().iter().filter(|e| is_alert(e)).count(),
+                    "{link}: other alerts"
+                );
+                let (was, now) = (link.split("&step=").nth(1).and_then(|r| r.split('&').next()), state.step);
+                let was: usize = was.and_then(|w| w.parse().ok()).expect("a step");
+                let now = now.expect("a step") as usize;
+                let shown = |events: &[Event], k: usize| not_alerts(&events[..k]);
+                assert_eq!(shown(after.events(), now), shown(before.events(), was), "{link} → {go}: the same moment");
+                assert!(
+                    now == 0 || !is_alert(&after.events()[now - 1]),
+                    "{go}: just after an event that is not an alert"
+                );
+                moved += usize::from(now != was);
+            }
+        }
+        assert!(moved >= 8, "the cursor had to move in most places: {moved}");
     }
 
     /// (controls, body, notices) of a dashboard request.

@@ -65,9 +65,12 @@ await shot('dashboard-en');
 // The same alerts as events in the lab's own log: the run replays with the thresholds as its
 // alert_* settings; the core's monitor raises them, the event log narrates them.
 {
+  const now = () => page.locator('.log .line.current [data-testid=narration]').innerText();
+  const [was, wasAt] = [await now(), await cursor()];
   await el('alerts-to-log').click();
   await page.waitForFunction(() => /alert_backlog_rows/.test(location.search));
   await page.waitForSelector('[data-testid=alerts-in-log]');
+  ok(await now() === was && await cursor() > wasAt, `the run with its alerts opens at the same moment: "${was}" (event #${wasAt - 1} → #${await cursor() - 1}, after the alerts raised before it)`);
   const first = page.locator('[data-testid=alert-log] li').first();
   const metric = await first.getAttribute('data-metric');
   await first.locator('button').click();
