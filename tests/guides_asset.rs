@@ -1,6 +1,6 @@
-//! `assets/scenarios/<id>.txt` is made from each built-in scenario's title
-//! (`sim::scenario::titles`) and guide (`src/guides.rs`): four lines, the Chinese title and
-//! guide, then the English title and guide; `<id>.tech.txt` the same with the technical guides.
+//! `assets/scenarios/<id>.<lang>.txt` is made from each built-in scenario's title
+//! (`sim::scenario::titles`) and guide (`src/guides.rs`) in one language (`zh`, `en`): two
+//! lines, the title and the guide; `<id>.tech.<lang>.txt` the same with the technical guide.
 //! The page fetches the one it shows, so none is in its first load. Run
 //! `UPDATE_GUIDES=1 cargo test --test guides_asset` after editing one.
 #![cfg(not(target_arch = "wasm32"))]
@@ -17,11 +17,10 @@ fn wanted() -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     for id in scenario::IDS {
         let (en, zh) = scenario::titles(id).unwrap_or_else(|| panic!("{id} has no title"));
-        for (name, guide) in [
-            (format!("{id}.txt"), guide as fn(&str, bool) -> &'static str),
-            (format!("{id}.tech.txt"), technical_guide),
-        ] {
-            files.insert(name, format!("{zh}\n{}\n{en}\n{}\n", guide(id, true), guide(id, false)));
+        for (vocab, guide) in [("", guide as fn(&str, bool) -> &'static str), (".tech", technical_guide)] {
+            for (lang, title, in_zh) in [("zh", zh, true), ("en", en, false)] {
+                files.insert(format!("{id}{vocab}.{lang}.txt"), format!("{title}\n{}\n", guide(id, in_zh)));
+            }
         }
     }
     files

@@ -172,6 +172,8 @@ async fn starts_at_the_beginning_of_the_scenario_in_chinese_metaphor() {
     assert_eq!(m.total(), seed_demo().events().len());
     // No event yet, and the last one by the log's number.
     assert_eq!(m.testid("event-at"), "–");
+    let valuetext = |m: &Mounted| m.el("[data-testid=scrubber]").get_attribute("aria-valuetext");
+    assert_eq!(valuetext(&m).as_deref(), Some("–"), "a screen reader hears the event, not the slider's count");
     let position = m.testid("position");
     let last = seed_demo().events().len() - 1;
     assert!(position.starts_with(&format!("事件 – / #{last} · ")), "{position}");
@@ -207,6 +209,8 @@ async fn step_forward_and_back_move_the_cursor_and_the_scene() {
     // The position names the event on screen by the log's number (#4 is the fifth).
     assert_eq!(m.testid("event-at"), "#4");
     assert_eq!(m.text(".log .line.current .seq"), "#4");
+    let valuetext = m.el("[data-testid=scrubber]").get_attribute("aria-valuetext");
+    assert_eq!(valuetext.as_deref(), Some("#4"), "the slider's value (5) is read as the event on screen");
     assert_eq!(m.count("[data-testid=ticket]"), 1, "COMMIT hangs the ticket");
     assert_eq!(m.count("[data-testid=outbox-row]"), 1);
     assert!(m.has("[data-testid=outbox-row] td.changed"), "the new row is highlighted");

@@ -284,21 +284,23 @@ fn RunPicker(lab: Lab) -> impl IntoView {
 }
 
 /// Where each built-in scenario's title and guide are, next to index.html (relative, so
-/// sub-paths work): `scenarios/<id>.txt` (made by `tests/guides_asset.rs`).
+/// sub-paths work): `scenarios/<id>.<lang>.txt` (made by `tests/guides_asset.rs`).
 pub const SCENARIO_NOTES: &str = "scenarios";
 
 /// The scenario's title and guide, and the settings that differ from its own.
 #[component]
 fn ScenarioNotes(lab: Lab) -> impl IntoView {
     // A built-in scenario's title and guide are fetched when it comes on screen (not in the
-    // first load): `<id>.txt` in the restaurant's words, `<id>.tech.txt` in technical ones.
-    // One string: the file they are from, then (once here) the file's four lines: Chinese
-    // title, Chinese guide, English title, English guide. A signal of a type the page already
-    // has: a new one costs the first load more than the text it holds.
+    // first load), in the page's language: `<id>.zh.txt` in the restaurant's words,
+    // `<id>.tech.zh.txt` in technical ones (half the bytes of both languages in one file).
+    // One string: the file they are from, then (once here) the file's two lines: the title and
+    // the guide. A signal of a type the page already has: a new one costs the first load more
+    // than the text it holds.
     let notes = RwSignal::new(String::new());
     Effect::new(move |_| {
         let scenario = lab.run.with(|r| r.spec.scenario.id.clone());
-        let id = if lab.vocab.get() == Vocab::Tech { format!("{scenario}.tech") } else { scenario.clone() };
+        let tech = if lab.vocab.get() == Vocab::Tech { ".tech" } else { "" };
+        let id = format!("{scenario}{tech}.{}", lab.lang.get().code());
         if notes.with_untracked(|n| n.split('\n').next() == Some(id.as_str())) {
             return;
         }
@@ -316,10 +318,7 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
             });
         });
     });
-    let line = move |zh: usize, en: usize| {
-        let n = if lab.lang.get() == Lang::Zh { zh } else { en };
-        notes.with(|text| text.split('\n').nth(n).unwrap_or_default().trim().to_string())
-    };
+    let line = move |n: usize| notes.with(|text| text.split('\n').nth(n).unwrap_or_default().trim().to_string());
     // A run's own title (an imported file's, a checker's run) comes first.
     let title = move || {
         let own = lab.run.with(|r| match lab.lang.get() {
@@ -327,12 +326,12 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
             Lang::En => r.spec.scenario.title_en.clone(),
         });
         if own.is_empty() {
-            line(1, 3)
+            line(1)
         } else {
             own
         }
     };
-    let guide_text = move || line(2, 4);
+    let guide_text = move || line(2);
     // Settings that differ from the scenario's own: its description speaks of those.
     let changed = move || {
         lab.run.with(|r| {
@@ -427,6 +426,7 @@ fn Scrubber(lab: Lab) -> impl IntoView {
                 aria-label=tr(lab, Label::Timeline)
                 max=move || n().to_string()
                 prop:value=move || lab.cursor.get().to_string()
+                aria-valuetext=move || event_number(lab.cursor.get() as u64)
                 on:input=move |ev| {
                     lab.playing.set(false);
                     if let Ok(c) = event_target_value(&ev).parse::<usize>() {

@@ -33,13 +33,15 @@ const workerFetched = () => page.evaluate(() => performance.getEntriesByType('re
 ok(!(await workerFetched()), 'the first load fetches no worker (the SQL comes on demand)');
 ok((await page.locator('[data-testid=no-sql]').count()) === 1, 'at the start the SQL panel asks for nothing');
 // A built-in scenario's title and guide are not in the first load: the page fetches
-// scenarios/<id>.txt (relative to the sub-path) when the scenario comes on screen.
+// scenarios/<id>.<lang>.txt (relative to the sub-path) when the scenario comes on screen.
 const notesShown = (title, guide) => page.waitForFunction(([t, g]) => {
   const a = document.querySelector('[data-testid=scenario-title]');
   const b = document.querySelector('[data-testid=guide]');
   return a && a.textContent.startsWith(t) && (g === '' || (b && b.textContent.startsWith(g)));
 }, [title, guide], { timeout: 10000 }).then(() => true, () => false);
 ok(await notesShown('源文档演示：', '看点：'), 'the title and guide of seed-demo arrive (zh)');
+const notesFetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name).filter((n) => n.includes('/scenarios/')).map((n) => n.split('/scenarios/')[1]));
+ok((await notesFetched()).join() === 'seed-demo.zh.txt', `only the page's language is fetched (${await notesFetched()})`);
 const sqlAt = async (step, what) => page.waitForFunction(([s, w]) => {
   const el = document.querySelector('[data-testid=sql-text]');
   return el && el.getAttribute('data-step') === String(s) && el.textContent.includes(w);
@@ -89,7 +91,8 @@ ok(await notesShown('源文档演示：', '看点：A001、A002 各自和消息�
 await shot('seed-demo-16-zh-tech');
 await page.click('[data-testid=lang]');
 ok((await text('label-cashier')) === 'Order service', 'English technical: Order service');
-ok(await notesShown('The source demo:', 'Watch: A001 and A002 each commit with their message row'), 'the title and the technical guide switch to English without another fetch');
+ok(await notesShown('The source demo:', 'Watch: A001 and A002 each commit with their message row'), 'the title and the technical guide switch to English');
+ok((await notesFetched()).includes('seed-demo.tech.en.txt'), 'from scenarios/seed-demo.tech.en.txt');
 await shot('seed-demo-16-en-tech');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === 'Cashier', 'English metaphor: Cashier');
