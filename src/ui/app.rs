@@ -47,6 +47,9 @@ pub struct Lab {
     /// Embedded in a course page (`embed=1`), showing `panel`.
     pub embed: bool,
     pub panel: Option<&'static str>,
+    /// The address bar follows the run (the page, not embedded): a run that replaces another
+    /// leaves the old one in the browser's history, for Back.
+    history: bool,
 }
 
 /// Milliseconds since the page started (for slicing work and pacing autoplay).
@@ -96,8 +99,9 @@ fn play_slice(lab: Lab, job: u64, mut player: Player, then: Then, retry: Option<
 }
 
 impl Lab {
-    /// The lab at `state`; `spec` (tests, imports) replaces the built-in scenario it names.
-    pub fn new(state: &UrlState, mut notices: Vec<String>, spec: Option<RunSpec>) -> Lab {
+    /// The lab at `state`; `spec` (tests, imports) replaces the built-in scenario it names;
+    /// `history` if the address bar follows the run.
+    pub fn new(state: &UrlState, mut notices: Vec<String>, spec: Option<RunSpec>, history: bool) -> Lab {
         let spec = match spec {
             Some(mut spec) => {
                 state.apply(&mut spec, &mut notices);
@@ -134,6 +138,7 @@ impl Lab {
             stage: NodeRef::new(),
             embed: state.embed,
             panel: state.panel,
+            history: history && !state.embed,
         };
         let step = state.step.unwrap_or(0) as usize;
         if let Some(spec) = spec {
@@ -212,6 +217,7 @@ impl Lab {
         let (state, mut notices) = url_state::parse(query);
         if notices.is_empty() {
             if let Some(spec) = state.spec(&mut notices) {
+                self.remember();
                 let at = state.step.unwrap_or(0) as usize;
                 self.playing.set(false);
                 let retry = without_interventions(&spec);
@@ -249,10 +255,24 @@ impl Lab {
         self.go(c.max(0) as usize);
     }
 
+    /// Keeps the run on screen in the browser's history before another replaces it: Back
+    /// brings it back. The entry keeps the address `url_sync` gave it last (the cursor where
+    /// it last rested; it does not follow a run while it plays), and a new one starts as its
+    /// copy, which `url_sync` then makes the new run's. index.html reloads the page on a move
+    /// to another entry, which opens the run its address names, unless the address names a
+    /// place on the page (`#insight`: a link's move, which `url_sync` undoes once the cursor
+    /// moves).
+    fn remember(&self) {
+        if let (true, Some(h)) = (self.history, web_sys::window().and_then(|w| w.history().ok())) {
+            let _ = h.push_state(&leptos::wasm_bindgen::JsValue::NULL, "");
+        }
+    }
+
     /// Plays a fresh built-in scenario (no interventions) from the start.
     pub fn load(&self, id: &str, seed: u64) {
         match RunSpec::builtin_untitled(id, seed) {
             Ok(spec) => {
+                self.remember();
                 self.playing.set(false);
                 self.play(spec, |lab, run| lab.show_run(run, 0), None);
             }
@@ -319,7 +339,7 @@ pub fn LabPage(
     #[prop(optional)]
     spec: Option<RunSpec>,
 ) -> impl IntoView {
-    let lab = Lab::new(&state, notices, spec);
+    let lab = Lab::new(&state, notices, spec, sync_url);
     autoplay(lab);
     keyboard(lab);
     if sync_url {

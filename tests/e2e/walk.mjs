@@ -348,6 +348,27 @@ await shot('lessons-en-ai');
   await shot('lease-fenced-en');
 }
 
+// ---- a run that replaces another leaves it in the history: Back brings it back ----
+{
+  const intervened = () => /\n#\d+ /.test(document.querySelector('[data-testid=interventions]')?.textContent || '');
+  await page.goto(`${url}?scenario=seed-demo&lang=en&step=5&x=5:dup`);
+  await page.waitForFunction(intervened);
+  await page.waitForTimeout(400); // the address follows once the cursor rests
+  const was = page.url();
+  await page.locator('[data-testid=guide] button.try', { hasText: 'idempotent=false' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=changed-settings]')?.textContent.includes('idempotent = false'));
+  ok(!(await page.evaluate(intervened)) && (await cursor()) === 0, 'a "Try:" setting plays the scenario again from the start, without the interventions');
+  await page.waitForTimeout(400);
+  const tried = page.url();
+  await page.goBack();
+  await page.waitForFunction(intervened);
+  await page.waitForSelector('[data-testid=scene]');
+  ok(page.url() === was && (await cursor()) === 5, `Back brings back the run it replaced, its intervention and its cursor (${page.url().split('?')[1]})`);
+  await page.goForward();
+  await page.waitForFunction(() => document.querySelector('[data-testid=changed-settings]')?.textContent.includes('idempotent = false'));
+  ok(page.url() === tried && !(await page.evaluate(intervened)), 'and Forward the tried one');
+}
+
 // ---- relay=cdc, delete_after_insert: the rack stays empty, every order is still served ----
 {
   await page.goto(`${url}?scenario=cdc-relay&lang=en&view=tech&cfg=delete_after_insert:true`);
