@@ -616,7 +616,7 @@ fn in_the_log(req: &mut Request, t: &Thresholds, events: &[Event]) -> Html {
     if keep_moments(&req.link, events, &mut link).is_none() {
         // Kept as it was: the cursor and the interventions may land elsewhere.
         req.notices.push(
-            "the run with these alerts could not be lined up with the one on screen: its cursor starts at the same event number / 无法把带这些告警的运行与当前运行对齐：游标停在同一事件编号".to_string(),
+            "the run with these alerts could not be lined up with the one on screen: its cursor and interventions keep their event numbers / 无法把带这些告警的运行与当前运行对齐：游标和注入沿用原来的事件编号".to_string(),
         );
     }
     html!(
@@ -634,64 +634,77 @@ fn in_the_log(req: &mut Request, t: &Thresholds, events: &[Event]) -> Html {
 /// (after the step that reached its event number), and `to`'s run on to the cursor's event.
 /// None, with `to` unchanged, when the runs cannot be played or do not line up.
 fn keep_moments(from: &UrlState, from_events: &[Event], to: &mut UrlState) -> Option<()> {
-    let mut notices = Vec::new();
-    let played = |link: &UrlState, notices: &mut Vec<String>| {
+    if from.step.is_none() && from.interventions.is_empty() {
+        return Some(());
+    }
+    let spec_of = |link: &UrlState, notices: &mut Vec<String>| {
         let mut spec = link.spec(notices)?;
         spec.config.max_events = spec.config.max_events.min(crate::link::MAX_EVENTS_SHOWN);
+        Some(spec)
+    };
+    let start = |spec: &crate::sim::scenario::RunSpec| {
         let mut sim = Simulation::new(&spec.scenario, spec.config.clone(), spec.seed).ok()?;
         spec.follow_path(&mut sim).ok()?;
         Some(sim)
     };
-    let (mut was, mut now) = (played(from, &mut notices)?, played(to, &mut notices)?);
-    if !notices.is_empty() {
+    let (mut was_notices, mut now_notices) = (Vec::new(), Vec::new());
+    let (from_spec, to_spec) = (spec_of(from, &mut was_notices)?, spec_of(to, &mut now_notices)?);
+    // Only their alert settings differ: both leave out the same (the view shows that once).
+    if was_notices != now_notices {
         return None;
     }
-    let (mut counted, mut counted_was) = (NotAlerts::default(), NotAlerts::default());
+    let mut now = start(&to_spec)?;
+    let mut counted = NotAlerts::default();
     let mut interventions = from.interventions.clone();
     interventions.sort_by_key(|i| i.after_events);
-    for i in &mut interventions {
-        let from_len = was.events().len() as u64;
-        was.run_until_events(i.after_events);
-        let wanted = counted_was.update(was.events());
-        if was.events().len() as u64 >= i.after_events {
-            // The first step's end that holds as many: the end of the step that made the last.
-            if counted.run_to(&mut now, wanted)? != wanted {
+    if !interventions.is_empty() {
+        let mut was = start(&from_spec)?;
+        let mut counted_was = NotAlerts::default();
+        for i in &mut interventions {
+            was.run_until_events(i.after_events);
+            let wanted = counted_was.update(was.events());
+            if was.events().len() as u64 >= i.after_events {
+                // The first step's end that holds as many: the end of the step that made the last.
+                if counted.run_to(&mut now, wanted)? != wanted {
+                    return None;
+                }
+                i.after_events = now.events().len() as u64;
+            } else {
+                // The run ended first (the intervention is made at its end): so must the other,
+                // and the intervention goes just past that end.
+                now.run_until_events(u64::MAX);
+                if counted.update(now.events()) != wanted {
+                    return None;
+                }
+                i.after_events = now.events().len() as u64 + 1;
+            }
+            // Steps that make no event move the clock too: both runs are at the same moment.
+            if now.now_ms() != was.now_ms() {
                 return None;
             }
-            i.after_events = now.events().len() as u64;
-        } else {
-            // The run ended first (it is made at the end): so must the other.
-            let at = now.events().len() as u64 + (i.after_events - from_len);
-            now.run_until_events(at);
-            if now.events().len() as u64 >= at || counted.update(now.events()) != wanted {
-                return None;
-            }
-            i.after_events = at;
+            was.inject(i.command.clone()).ok()?;
+            now.inject(i.command.clone()).ok()?;
         }
-        // Steps that make no event move the clock too: both runs are at the same moment.
-        if now.now_ms() != was.now_ms() {
-            return None;
-        }
-        was.inject(i.command.clone()).ok()?;
-        now.inject(i.command.clone()).ok()?;
     }
-    let step = match from.step {
-        Some(k) => {
-            let wanted = NotAlerts::in_events(&from_events[..(k as usize).min(from_events.len())]);
-            counted.run_to(&mut now, wanted)?;
-            // Just after the last event that is not an alert, as the screen was.
-            let events = now.events();
-            let (mut at, mut n) = (events.len(), counted.count);
-            while at > 0 && (n > wanted || is_alert(&events[at - 1])) {
-                n -= u64::from(!is_alert(&events[at - 1]));
-                at -= 1;
-            }
-            Some(at as u64)
+    // In the order they were made (the page plays them sorted by their places).
+    if interventions.windows(2).any(|w| w[0].after_events > w[1].after_events) {
+        return None;
+    }
+    if let Some(k) = from.step {
+        let wanted = NotAlerts::in_events(&from_events[..(k as usize).min(from_events.len())]);
+        // A run cut at its event cap (alerts count too) may end first: then the cursor is at
+        // its last event that is not an alert.
+        let _ = counted.run_to(&mut now, wanted);
+        // Just after the last event that is not an alert, as the screen was.
+        let events = now.events();
+        let (mut at, mut n) = (events.len(), counted.count);
+        while at > 0 && (n > wanted || is_alert(&events[at - 1])) {
+            n -= u64::from(!is_alert(&events[at - 1]));
+            at -= 1;
         }
-        None => None,
-    };
+        to.step = Some(at as u64);
+    }
     to.interventions = interventions;
-    to.step = step;
     Some(())
 }
 
@@ -718,15 +731,17 @@ impl NotAlerts {
         self.count
     }
 
-    /// Steps `sim` on until its log holds at least `wanted` events that are not alerts, one
-    /// step's events at a time; the count then, or None if the run ends first.
+    /// Steps `sim` on until its log holds at least `wanted` events that are not alerts, and
+    /// stops at the end of the first step that makes it so; the count then, or None if the
+    /// run ends first.
     fn run_to(&mut self, sim: &mut Simulation, wanted: u64) -> Option<u64> {
         loop {
             if self.update(sim.events()) >= wanted {
                 return Some(self.count);
             }
-            // Bounded: each round adds an event, and the run stops at its event cap.
-            sim.run_until_events(self.seen as u64 + 1);
+            // No step's end before this many events holds as many (bounded: each round adds
+            // an event, and the run stops at its event cap).
+            sim.run_until_events(self.seen as u64 + (wanted - self.count));
             if sim.events().len() == self.seen {
                 return None;
             }
@@ -939,9 +954,19 @@ mod tests {
             let mut places: Vec<u64> =
                 events.iter().filter(|e| is_alert(e)).map(|e| e.seq + 1).step_by(3).take(4).collect();
             places.extend([n / 5, n / 2]);
-            for &at in &places {
-                let link =
-                    format!("{base}&step={}&x={at}:dup,{}:scan,{}:set:batch_size:3", (at + 40).min(n), at + 3, at + 9);
+            let mut links: Vec<(Option<u64>, String)> = places
+                .iter()
+                .map(|&at| (Some((at + 40).min(n)), format!("{at}:dup,{}:scan,{}:set:batch_size:3", at + 3, at + 9)))
+                .collect();
+            // The cursor before the interventions; none; two interventions past the run's end.
+            links.push((Some(n / 4), format!("{}:dup,{}:scan", n / 2, n / 2 + 1)));
+            links.push((None, format!("{}:dup", n / 3)));
+            links.push((Some(n / 3), format!("{}:dup,{}:scan", n + 50, n + 51)));
+            for (step, x) in links {
+                let link = match step {
+                    Some(k) => format!("{base}&step={k}&x={x}"),
+                    None => format!("{base}&x={x}"),
+                };
                 let before = played(&link);
                 let answer = answer(&format!("insight=dashboard&backlog=2&p99=2000&fail=5\n{link}"));
                 let go = answer
@@ -966,16 +991,22 @@ mod tests {
                     after.events().iter().filter(|e| is_alert(e)).count(),
                     "{link}: other alerts"
                 );
-                let (was, now) = (link.split("&step=").nth(1).and_then(|r| r.split('&').next()), state.step);
-                let was: usize = was.and_then(|w| w.parse().ok()).expect("a step");
-                let now = now.expect("a step") as usize;
+                let Some(was) = step else {
+                    assert_eq!(state.step.unwrap_or(0), 0, "{go}: no cursor, none made up");
+                    continue;
+                };
+                let now = state.step.expect("a step") as usize;
                 let shown = |events: &[Event], k: usize| not_alerts(&events[..k]);
-                assert_eq!(shown(after.events(), now), shown(before.events(), was), "{link} → {go}: the same moment");
+                assert_eq!(
+                    shown(after.events(), now),
+                    shown(before.events(), was as usize),
+                    "{link} → {go}: the same moment"
+                );
                 assert!(
                     now == 0 || !is_alert(&after.events()[now - 1]),
                     "{go}: just after an event that is not an alert"
                 );
-                moved += usize::from(now != was);
+                moved += usize::from(now != was as usize);
             }
         }
         assert!(moved >= 8, "the cursor had to move in most places: {moved}");
