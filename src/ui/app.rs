@@ -217,13 +217,13 @@ impl Lab {
         let (state, mut notices) = url_state::parse(query);
         if notices.is_empty() {
             if let Some(spec) = state.spec(&mut notices) {
-                self.remember();
                 let at = state.step.unwrap_or(0) as usize;
                 self.playing.set(false);
                 let retry = without_interventions(&spec);
                 self.play(
                     spec,
                     move |lab, run| {
+                        lab.remember();
                         lab.show_run(run, at);
                         after(lab);
                     },
@@ -255,16 +255,15 @@ impl Lab {
         self.go(c.max(0) as usize);
     }
 
-    /// Keeps the run on screen in the browser's history before another replaces it: Back
-    /// brings it back. The entry keeps the address `url_sync` gave it last (the cursor where
-    /// it last rested; it does not follow a run while it plays), and a new one starts as its
-    /// copy, which `url_sync` then makes the new run's. index.html reloads the page on a move
-    /// to another entry, which opens the run its address names, unless the address names a
-    /// place on the page (`#insight`: a link's move, which `url_sync` undoes once the cursor
-    /// moves).
+    /// Keeps the run on screen in the browser's history as another, played, replaces it: Back
+    /// brings it back. Its entry gets its address now (`url_sync` writes it only once the
+    /// cursor rests, and not while a run plays), and a new one starts as its copy, which
+    /// `url_sync` then makes the new run's. index.html reloads the page on a move
+    /// to an entry whose address names another run than the one `url_sync` wrote last, which
+    /// opens that run (a move to `#insight`, a place on the page, reloads nothing).
     fn remember(&self) {
-        if let (true, Some(h)) = (self.history, web_sys::window().and_then(|w| w.history().ok())) {
-            let _ = h.push_state(&leptos::wasm_bindgen::JsValue::NULL, "");
+        if self.history {
+            write_address(&url_state::to_query(&untrack(|| self.url_state())), true);
         }
     }
 
@@ -272,9 +271,15 @@ impl Lab {
     pub fn load(&self, id: &str, seed: u64) {
         match RunSpec::builtin_untitled(id, seed) {
             Ok(spec) => {
-                self.remember();
                 self.playing.set(false);
-                self.play(spec, |lab, run| lab.show_run(run, 0), None);
+                self.play(
+                    spec,
+                    |lab, run| {
+                        lab.remember();
+                        lab.show_run(run, 0)
+                    },
+                    None,
+                );
             }
             Err(e) => self.notices.update(|n| n.push(e)),
         }
@@ -579,20 +584,23 @@ fn url_sync(lab: Lab) {
             let still = lab.playing.try_get_untracked() == Some(false)
                 && lab.run.try_with_untracked(|_| url_state::to_query(&untrack(|| lab.url_state()))).as_deref()
                     == Some(q.as_str());
-            if !still {
-                return;
-            }
-            if let Some(w) = web_sys::window() {
-                if w.location().search().ok().as_deref() == Some(q.as_str()) {
-                    return;
-                }
-                if let Ok(h) = w.history() {
-                    let _ = h.replace_state_with_url(&leptos::wasm_bindgen::JsValue::NULL, "", Some(&q));
-                }
+            if still {
+                write_address(&q, false);
             }
         })
         .forget();
     });
+}
+
+/// Writes `query` into the address bar, replacing the entry; then, if `push`, a copy of the
+/// entry to be the next one's. (At most a few times a second: `url_sync` writes once the
+/// cursor has rested for a moment, since browsers throttle frequent history updates.)
+fn write_address(query: &str, push: bool) {
+    let Some(h) = web_sys::window().and_then(|w| w.history().ok()) else { return };
+    let _ = h.replace_state_with_url(&leptos::wasm_bindgen::JsValue::NULL, "", Some(query));
+    if push {
+        let _ = h.push_state(&leptos::wasm_bindgen::JsValue::NULL, "");
+    }
 }
 
 /// Fetches the text at `url` and hands it (or why not) to `done`. Plain callbacks, no async
