@@ -1,7 +1,8 @@
 //! The guide under each built-in scenario: what to watch for, and one thing to try, in the
 //! restaurant's words and in technical ones (the page shows the one its vocabulary is in). Not
 //! in the page's first load: `tests/guides_asset.rs` writes each scenario's title and guides to
-//! `assets/scenarios/<id>.txt`, and the page fetches the one it shows.
+//! `assets/scenarios/<id>.<lang>.txt` (`<id>.tech.<lang>.txt`), and the page fetches the one
+//! it shows.
 
 use crate::html_write;
 use crate::markup::Html;

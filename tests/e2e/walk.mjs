@@ -87,7 +87,7 @@ await page.keyboard.press('Home');
 for (let i = 0; i < 16; i++) await page.keyboard.press('ArrowRight');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === '订单服务', '技术术语: 订单服务');
-ok(await notesShown('源文档演示：', '看点：A001、A002 各自和消息行'), '技术术语: the guide in technical words (scenarios/seed-demo.tech.txt)');
+ok(await notesShown('源文档演示：', '看点：A001、A002 各自和消息行'), '技术术语: the guide in technical words (scenarios/seed-demo.tech.zh.txt)');
 await shot('seed-demo-16-zh-tech');
 await page.click('[data-testid=lang]');
 ok((await text('label-cashier')) === 'Order service', 'English technical: Order service');
