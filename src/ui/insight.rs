@@ -68,7 +68,9 @@ fn show(part: NodeRef<leptos::html::Div>, markup: &Html) {
 }
 
 /// Focuses the control of `part` whose identity is `id` (or whose `aria-pressed` is true if
-/// `id` is None), else the part itself.
+/// `id` is None), else its first control (when that one is gone, such as the dashboard's
+/// "raise these alerts in the log": focusing the whole part scrolled the page to wherever
+/// its middle fell), else the part itself.
 fn focus_control(part: &web_sys::HtmlElement, id: Option<&str>) {
     let list = part.query_selector_all("button, input").ok();
     let found = (0..list.as_ref().map_or(0, |l| l.length()))
@@ -77,7 +79,10 @@ fn focus_control(part: &web_sys::HtmlElement, id: Option<&str>) {
             Some(id) => identity(c).as_deref() == Some(id),
             None => c.get_attribute("aria-pressed").as_deref() == Some("true"),
         });
-    let _ = found.as_ref().map_or_else(|| part.focus(), |c| c.focus());
+    let _ = found
+        .or_else(|| list?.item(0)?.dyn_into::<web_sys::HtmlElement>().ok())
+        .as_ref()
+        .map_or_else(|| part.focus(), |c| c.focus());
 }
 
 /// An answer: `key \u{1} controls \u{1} body`. The controls are replaced only when the key

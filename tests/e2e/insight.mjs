@@ -67,9 +67,15 @@ await shot('dashboard-en');
 {
   const now = () => page.locator('.log .line.current [data-testid=narration]').innerText();
   const [was, wasAt] = [await now(), await cursor()];
-  await el('alerts-to-log').click();
+  await el('alerts-to-log').focus();
+  const scrolled = await page.evaluate(() => scrollY);
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => /alert_backlog_rows/.test(location.search));
   await page.waitForSelector('[data-testid=alerts-in-log]');
+  await page.waitForTimeout(300);
+  const after = await page.evaluate(() => [scrollY, innerHeight, (document.activeElement?.closest('[data-testid=alert-log]') ?? null) !== null, document.querySelector('[data-testid=alerts-in-log]').getBoundingClientRect().top]);
+  ok(Math.abs(after[0] - scrolled) < after[1] / 2 && after[2] && after[3] > 0 && after[3] < after[1],
+    `the button gone, the focus goes to the alert log's first button and the page stays (scrolled ${scrolled} → ${after[0]}; the note at ${Math.round(after[3])} px)`);
   ok(await now() === was && await cursor() > wasAt, `the run with its alerts opens at the same moment: "${was}" (event #${wasAt - 1} → #${await cursor() - 1}, after the alerts raised before it)`);
   const first = page.locator('[data-testid=alert-log] li').first();
   const metric = await first.getAttribute('data-metric');
