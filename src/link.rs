@@ -192,11 +192,16 @@ fn reconcile_row_reads(config: &crate::sim::Config, script_end_ms: u64) -> Optio
     (reads > MAX_RECONCILE_ROW_READS).then_some(reads)
 }
 
-/// The run as the page plays it: at most [`MAX_EVENTS_SHOWN`] events; interventions that do
-/// not replay are dropped with a notice.
+/// Caps `config`'s run as the page plays a run: at most [`MAX_EVENTS_SHOWN`] events.
+pub fn bound_events(config: &mut crate::sim::Config) {
+    config.max_events = config.max_events.min(MAX_EVENTS_SHOWN);
+}
+
+/// The run as the page plays it ([`bound_events`]); interventions that do not replay are
+/// dropped with a notice.
 pub fn play_bounded(spec: &RunSpec, notices: &mut Vec<String>) -> Result<Simulation, String> {
     let mut bounded = spec.clone();
-    bounded.config.max_events = bounded.config.max_events.min(MAX_EVENTS_SHOWN);
+    bound_events(&mut bounded.config);
     bounded.play().map_err(|e| e.to_string()).or_else(|e| {
         if bounded.interventions.is_empty() {
             return Err(e);

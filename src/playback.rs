@@ -53,7 +53,7 @@ impl Player {
     /// Starts the spec (at most [`MAX_EVENTS_SHOWN`] events; the spec keeps what was asked).
     pub fn new(spec: RunSpec) -> Result<Player, String> {
         let mut bounded = spec.config.clone();
-        bounded.max_events = bounded.max_events.min(MAX_EVENTS_SHOWN);
+        crate::link::bound_events(&mut bounded);
         let mut sim = Simulation::new(&spec.scenario, bounded, spec.seed).map_err(|e| e.to_string())?;
         let path = crate::sim::path::prepare(&mut sim, &spec.path)?;
         let mut interventions = spec.interventions.clone();

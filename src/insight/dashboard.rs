@@ -639,7 +639,7 @@ fn keep_moments(from: &UrlState, from_events: &[Event], to: &mut UrlState) -> Op
     }
     let spec_of = |link: &UrlState, notices: &mut Vec<String>| {
         let mut spec = link.spec(notices)?;
-        spec.config.max_events = spec.config.max_events.min(crate::link::MAX_EVENTS_SHOWN);
+        crate::link::bound_events(&mut spec.config);
         Some(spec)
     };
     let start = |spec: &crate::sim::scenario::RunSpec| {
@@ -916,10 +916,15 @@ mod tests {
         // Other thresholds: a link that replays the run with them as its settings.
         let b = answer(&format!("insight=dashboard&backlog=3\n{link}"));
         assert!(b.contains("data-testid=alerts-to-log") && b.contains("alert_backlog_rows:3"), "{b}");
-        let go = b.split("data-go=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("").replace("&amp;", "&");
+        let go = alerts_link(&b);
         let (state, notices) = crate::link::parse(&go);
         assert!(notices.is_empty(), "{notices:?}");
         assert!(state.config.contains(&("alert_failure_rate".to_string(), "0.2".to_string())), "{:?}", state.config);
+    }
+
+    /// The link of an answer's "raise these alerts in the log" (empty if it has none).
+    fn alerts_link(answer: &str) -> String {
+        answer.split("data-go=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("").replace("&amp;", "&")
     }
 
     /// "Raise these alerts in the lab's event log" opens the run with the new thresholds at
@@ -969,12 +974,8 @@ mod tests {
                 };
                 let before = played(&link);
                 let answer = answer(&format!("insight=dashboard&backlog=2&p99=2000&fail=5\n{link}"));
-                let go = answer
-                    .split("data-go=\"")
-                    .nth(1)
-                    .and_then(|r| r.split('"').next())
-                    .expect(&link)
-                    .replace("&amp;", "&");
+                let go = alerts_link(&answer);
+                assert!(!go.is_empty(), "{link}: no link to raise the alerts in the log");
                 let (state, notices) = crate::link::parse(&go);
                 assert!(notices.is_empty() && !answer.contains("could not be lined up"), "{link}: {notices:?}");
                 let after = played(&go);

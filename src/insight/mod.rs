@@ -209,7 +209,7 @@ pub fn play(spec: &RunSpec, notices: &mut Vec<String>) -> Option<Simulation> {
 /// the link put them); a failure becomes a notice.
 pub fn played_to(spec: &RunSpec, cursor: u64, notices: &mut Vec<String>) -> Option<Simulation> {
     let mut config = spec.config.clone();
-    config.max_events = config.max_events.min(link::MAX_EVENTS_SHOWN);
+    link::bound_events(&mut config);
     let mut sim = Simulation::new(&spec.scenario, config, spec.seed).map_err(|e| notices.push(e.to_string())).ok()?;
     let mut before: Vec<&crate::sim::scenario::Intervention> =
         spec.interventions.iter().filter(|i| i.after_events <= cursor).collect();
