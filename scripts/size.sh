@@ -33,5 +33,9 @@ printf 'on demand (PostgreSQL in wasm, dist/pglite/), gzip: %d bytes\n' "$pglite
 if grep -q '__wbg_[A-Za-z0-9_]*_[0-9a-f]\{16\}' dist/outbox-lab-*.js; then
   echo "dist/outbox-lab-*.js still has hashed import names: scripts/shorten-imports.mjs did not run"; exit 1
 fi
+# scripts/trim-exports.mjs (the same hook) leaves no stream class and no hashed export name.
+if grep -q 'IntoUnderlying\|invoke__h[0-9a-f]\{16\}' dist/outbox-lab-*.js; then
+  echo "dist/outbox-lab-*.js still has wasm-streams' classes or hashed export names: scripts/trim-exports.mjs did not run"; exit 1
+fi
 printf 'first load, gzip: %d bytes (%d KB; budget %d KB)\n' "$total" $((total / 1024)) $((BUDGET_BYTES / 1024))
 [ "$total" -le "$BUDGET_BYTES" ] || { echo "over the first-load budget"; exit 1; }

@@ -1,0 +1,157 @@
+// Run by scripts/minify-js.sh (a trunk post_build hook, release builds only), before terser:
+// takes out of the page's wasm and its JavaScript glue what the page never calls. The hook
+// then runs wasm-opt once more, which drops the code that only those exports reached.
+//
+// 1. The glue's three stream classes (`IntoUnderlyingSource`, `IntoUnderlyingSink`,
+//    `IntoUnderlyingByteSource`). They come from `wasm-streams`, which leptos pulls in through
+//    `server_fn`'s `browser` feature for server functions' streams; this page has no server.
+//    Rust never hands one to JavaScript (the glue has no `__wrap` for them), and nothing on
+//    the page imports them, yet as exports they kept their wasm code alive.
+// 2. Every export of the wasm that the glue does not call (`wasm.<name>`): those classes'
+//    methods, and a few that wasm-bindgen and leptos export for tools this page does not use
+//    (`main`, which `__wbindgen_start` runs from inside the module, wasm-split's marker, the
+//    abort handler's globals).
+// 3. The hash in the closure adapters' export names (`…_invoke__h10c7cea53597491f` becomes
+//    `…_invoke_1`): hex does not compress, and each name is written in both files.
+//
+// Measured on 2026-12-07: the first load −1.4 KB gzip (docs/first-load.md).
+// Safe by construction: every change is checked against the glue, and the hook fails the build
+// naming what it did not find (a new wasm-bindgen that writes the glue another way).
+// `node scripts/trim-exports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports.
+import { readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const STREAM_CLASSES = ["IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource"];
+
+function fail(message) {
+  console.error(`trim-exports: ${message}`);
+  process.exit(1);
+}
+
+function readLeb(bytes, at) {
+  let value = 0, shift = 0, byte;
+  do {
+    if (at >= bytes.length || shift > 28) fail("the wasm's export section cannot be read");
+    byte = bytes[at++];
+    value |= (byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return [value >>> 0, at];
+}
+
+function leb(value) {
+  const out = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value) byte |= 0x80;
+    out.push(byte);
+  } while (value);
+  return out;
+}
+
+// The glue without its piece from `start` to the first `end` after it (both included); fails
+// unless `start` is there exactly once.
+function cut(js, start, end, what) {
+  const at = js.indexOf(start);
+  if (at < 0 || js.indexOf(start, at + 1) >= 0) fail(`${what}: '${start.trim()}' is not in the glue exactly once`);
+  const stop = js.indexOf(end, at);
+  if (stop < 0) fail(`${what}: no end after '${start.trim()}'`);
+  return js.slice(0, at) + js.slice(stop + end.length);
+}
+
+// The glue without the stream classes: the class, its `Symbol.dispose` line and its
+// finalization registry, as wasm-bindgen 0.2 writes them.
+export function dropStreamClasses(js) {
+  js = "\n" + js; // each piece starts a line, the glue's first among them
+  for (const name of STREAM_CLASSES) {
+    js = cut(js, `\nexport class ${name} {`, "\n}", name);
+    js = cut(js, `\nif (Symbol.dispose) ${name}.prototype`, ";", name);
+    js = cut(js, `\nconst ${name}Finalization = `, ";", name);
+    if (js.includes(name)) fail(`${name} is still named in the glue after its class was taken out`);
+  }
+  return js.slice(1);
+}
+
+// The wasm's export section rewritten: exports the glue does not call are left out, hashed
+// names shortened. Returns the wasm, the names left out and the renames.
+export function trimExports(wasm, js) {
+  const utf8 = new TextDecoder(), encode = (s) => [...new TextEncoder().encode(s)];
+  if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61) fail("not a wasm module");
+  const called = new Set([...js.matchAll(/\bwasm\.([A-Za-z0-9_$]+)/g)].map((m) => m[1]));
+  if (!called.has("__wbindgen_start") || !called.has("memory")) fail("the glue does not call wasm.__wbindgen_start and wasm.memory: is it wasm-bindgen's?");
+  const out = [wasm.subarray(0, 8)];
+  const dropped = [], renames = new Map();
+  let at = 8, sections = 0;
+  while (at < wasm.length) {
+    const id = wasm[at++];
+    let size;
+    [size, at] = readLeb(wasm, at);
+    let body = wasm.subarray(at, at + size);
+    if (id === 7) {
+      sections++;
+      let p = 0, count, kept = 0, used = new Set();
+      [count, p] = readLeb(body, p);
+      const entries = [];
+      for (let i = 0; i < count; i++) {
+        let len;
+        [len, p] = readLeb(body, p);
+        const name = utf8.decode(body.subarray(p, p + len));
+        p += len;
+        const start = p;
+        p += 1; // the kind
+        [, p] = readLeb(body, p);
+        if (!called.has(name)) {
+          dropped.push(name);
+          continue;
+        }
+        const base = name.replace(/_h[0-9a-f]{16}(_\d+)?$/, "");
+        let short = name;
+        if (base !== name) {
+          for (let n = 1; (short = `${base}_${n}`), called.has(short) || used.has(short); n++);
+          renames.set(name, short);
+        }
+        used.add(short);
+        entries.push(...leb(encode(short).length), ...encode(short), ...body.subarray(start, p));
+        kept++;
+      }
+      if (p !== body.length) fail("the wasm's export section has bytes after its exports");
+      body = Uint8Array.from([...leb(kept), ...entries]);
+    }
+    out.push(Uint8Array.from([id, ...leb(body.length)]), body);
+    at += size;
+  }
+  if (sections !== 1) fail(`expected one export section, found ${sections}`);
+  return [Buffer.concat(out), dropped, renames];
+}
+
+// The glue calling the renamed exports.
+export function renameInGlue(js, renames) {
+  for (const [name, short] of renames) {
+    const calls = new RegExp(`\\bwasm\\.${name}(?![A-Za-z0-9_$])`, "g");
+    const found = js.match(calls)?.length ?? 0;
+    if (found === 0) fail(`'wasm.${name}' is not in the glue`);
+    js = js.replace(calls, `wasm.${short}`);
+  }
+  return js;
+}
+
+function run(wasmPath, jsPath, write) {
+  const js = dropStreamClasses(readFileSync(jsPath, "utf8"));
+  const [wasm, dropped, renames] = trimExports(readFileSync(wasmPath), js);
+  if (write) {
+    writeFileSync(wasmPath, wasm);
+    writeFileSync(jsPath, renameInGlue(js, renames));
+  }
+  console.log(`trim-exports: ${STREAM_CLASSES.length} stream classes and ${dropped.length} exports taken out (${dropped.join(", ")}), ${renames.size} export names shortened`);
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "--check") {
+  run(args[1], args[2], false);
+} else if (process.env.TRUNK_PROFILE === "release") {
+  const dir = process.env.TRUNK_STAGING_DIR || fail("run by trunk (TRUNK_STAGING_DIR is unset)");
+  const wasms = readdirSync(dir).filter((f) => /^outbox-lab-[0-9a-f]+_bg\.wasm$/.test(f));
+  if (wasms.length !== 1) fail(`expected one outbox-lab-*_bg.wasm in ${dir}, found ${wasms.length}`);
+  run(join(dir, wasms[0]), join(dir, wasms[0].replace(/_bg\.wasm$/, ".js")), true);
+}
