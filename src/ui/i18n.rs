@@ -480,10 +480,13 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query runs until {until} ({takes}), blocking no write"),
             }
         }
+        // The restaurant counts the window's slots from 1; the MQ's offsets count from 0.
         MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {
-            (true, true) => format!("跑堂把 {biz_key} 的小票递进出菜窗口（第 {offset} 格）"),
+            (true, true) => format!("跑堂把 {biz_key} 的小票递进出菜窗口（第 {} 格）", offset + 1),
             (true, false) => format!("发布消息 {msg_id}（{biz_key}）到 MQ，offset {offset}"),
-            (false, true) => format!("The runner hands ticket {biz_key} through the kitchen window (slot {offset})"),
+            (false, true) => {
+                format!("The runner hands ticket {biz_key} through the kitchen window (slot {})", offset + 1)
+            }
             (false, false) => format!("Published message {msg_id} ({biz_key}) to the MQ at offset {offset}"),
         },
         MessageMarkedSent { msg_id, .. } => {

@@ -67,12 +67,13 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         MessageSentDirectly { biz_key, offset, .. } => (
             [
-                "收银员直接冲出菜窗口喊单 {0}（第 {1} 格）",
+                "收银员直接冲出菜窗口喊单 {0}（第 {2} 格）",
                 "订单服务绕过消息表，直接把 {0} 发布到 MQ，offset {1}",
-                "The cashier shouts order {0} straight to the kitchen window (slot {1})",
+                "The cashier shouts order {0} straight to the kitchen window (slot {2})",
                 "The order service publishes {0} straight to the MQ at offset {1}, bypassing any table",
             ],
-            vec![String::from(&**biz_key), n(offset)],
+            // The window's slots count from 1, the MQ's offsets from 0.
+            vec![String::from(&**biz_key), n(offset), n(&(offset + 1))],
         ),
         OrderServiceCrashed { biz_key, committed: true, .. } => (
             [
@@ -193,12 +194,12 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         HalfMessageCommitted { biz_key, offset, .. } => (
             [
-                "挂单 {0} 转成正式小票，进了出菜窗口（第 {1} 格）",
+                "挂单 {0} 转成正式小票，进了出菜窗口（第 {2} 格）",
                 "半消息 {0} 提交：对消费者可见，offset {1}",
-                "Hold ticket {0} becomes a real ticket in the kitchen window (slot {1})",
+                "Hold ticket {0} becomes a real ticket in the kitchen window (slot {2})",
                 "Half message {0} committed: visible to consumers at offset {1}",
             ],
-            vec![String::from(&**biz_key), n(offset)],
+            vec![String::from(&**biz_key), n(offset), n(&(offset + 1))],
         ),
         HalfMessageRolledBack { biz_key, .. } => (
             [
