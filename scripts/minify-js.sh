@@ -24,8 +24,9 @@ done
 # After terser, not beside it: both rewrite the glue.
 node "$(dirname "$0")/shorten-imports.mjs"
 # Drops the code that only the exports taken out above reached (trunk's wasm-opt ran before
-# this hook, with the page's flags in index.html): about 5 s.
+# this hook, with the page's flags in index.html), and the target features section, which
+# only tools read: about 5 s.
 for f in "$TRUNK_STAGING_DIR"/outbox-lab-*_bg.wasm; do
-  wasm-opt "$f" --low-memory-unused -Oz -o "$f.opt"
+  wasm-opt "$f" --strip-target-features --low-memory-unused -Oz -o "$f.opt"
   mv "$f.opt" "$f"
 done
