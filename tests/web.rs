@@ -1027,12 +1027,13 @@ async fn the_next_scan_says_which_rows_are_not_committed_yet() {
     let m = mount(state("seed-demo"), vec![], None);
     loaded(&m).await;
     let hint = m.testid("next-scan");
-    assert!(hint.contains("id 0 (尚未提交), id 1 (尚未提交)"), "{hint}");
+    // In Chinese punctuation.
+    assert!(hint.contains("）：id 0（尚未提交）、id 1（尚未提交）"), "{hint}");
     // The window's slots count from 1 (the MQ's offsets, in technical words, from 0).
     m.scrub(12).await;
     assert!(m.current_line().contains("A001 的小票递进出菜窗口（第 1 格）"), "offset 0: {}", m.current_line());
     // Once both are in the table they are named plainly.
     m.scrub(9).await;
     let hint = m.testid("next-scan");
-    assert!(hint.contains("id 0, id 1") && !hint.contains("尚未提交"), "{hint}");
+    assert!(hint.contains("id 0、id 1") && !hint.contains("尚未提交"), "{hint}");
 }

@@ -243,7 +243,7 @@ impl Words {
                 "Initial state: both databases are empty. Press ▶ or → to begin.",
             ),
             Label::NoNextScan => l("日志里之后没有扫描", "no further scan in the log"),
-            Label::NotYetCommitted => l("尚未提交", "not committed yet"),
+            Label::NotYetCommitted => l("（尚未提交）", " (not committed yet)"),
             Label::Rows => l("行", "rows"),
             Label::Page => l("页", "page"),
             Label::Prev => l("上一页", "Previous"),

@@ -48,9 +48,10 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     });
     let next_scan = move || {
         let words = w();
+        let (open, close, comma) = words.lang(("（", "）：", "、"), (" (", "): ", ", "));
         f.with(|f| match &f.next_scan {
             Some(s) => format!(
-                "{} {} (#{}): {}",
+                "{} {}{open}#{}{close}{}",
                 words.t(Label::NextPick),
                 clock(s.at_ms),
                 s.seq,
@@ -66,11 +67,11 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                             if outbox.get(p).is_some() {
                                 format!("id {p}")
                             } else {
-                                format!("id {p} ({})", words.t(Label::NotYetCommitted))
+                                format!("id {p}{}", words.t(Label::NotYetCommitted))
                             }
                         })
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(comma)
                 }
             ),
             None => words.t(Label::NoNextScan).to_string(),
