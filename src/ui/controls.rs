@@ -301,19 +301,27 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
         let scenario = lab.run.with(|r| r.spec.scenario.id.clone());
         let tech = if lab.vocab.get() == Vocab::Tech { ".tech" } else { "" };
         let id = format!("{scenario}{tech}.{}", lab.lang.get().code());
-        if notes.with_untracked(|n| n.split('\n').next() == Some(id.as_str())) {
+        let first = |n: &String| n.split('\n').next().unwrap_or_default().to_string();
+        if notes.with_untracked(first) == id {
             return;
         }
-        notes.set(id.clone());
-        if !crate::sim::scenario::IDS.contains(&scenario.as_str()) {
+        let builtin = crate::sim::scenario::IDS.contains(&scenario.as_str());
+        // The same scenario's lines stay on screen until its lines in the other language or
+        // words come: blanked, they moved the page for a few frames. Another scenario's go at
+        // once (the page may be scrolling to the stage under them), and so do a run's that is
+        // not built in (it has none).
+        notes.update(|n| {
+            let old = first(n);
+            *n = if builtin && old.split('.').next() == Some(&scenario) { n.replacen(&old, &id, 1) } else { id.clone() }
+        });
+        if !builtin {
             return;
         }
         super::app::fetch_text(&format!("{SCENARIO_NOTES}/{id}.txt"), move |got| {
             // Notes that do not come leave the title and guide empty; the picker names the run.
-            let Ok(text) = got else { return };
             notes.try_update(|n| {
-                if *n == id {
-                    *n = format!("{id}\n{text}");
+                if first(n) == id {
+                    *n = format!("{id}\n{}", got.unwrap_or_default());
                 }
             });
         });

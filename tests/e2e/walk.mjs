@@ -89,10 +89,19 @@ await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === '订单服务', '技术术语: 订单服务');
 ok(await notesShown('源文档演示：', '看点：A001、A002 各自和消息行'), '技术术语: the guide in technical words (scenarios/seed-demo.tech.zh.txt)');
 await shot('seed-demo-16-zh-tech');
+// The Chinese title and guide stay on screen until the English file comes: blanked, they
+// moved the page by 70 px (210 px on a phone). Counted at every change of the page's DOM.
+await page.evaluate(() => {
+  window.notesBlanked = 0;
+  const blank = (id) => !document.querySelector(`[data-testid=${id}]`)?.textContent.trim();
+  window.notesWatch = new MutationObserver(() => { if (blank('scenario-title') || blank('guide')) window.notesBlanked++; });
+  window.notesWatch.observe(document.body, { childList: true, subtree: true, characterData: true });
+});
 await page.click('[data-testid=lang]');
 ok((await text('label-cashier')) === 'Order service', 'English technical: Order service');
 ok(await notesShown('The source demo:', 'Watch: A001 and A002 each commit with their message row'), 'the title and the technical guide switch to English');
 ok((await notesFetched()).includes('seed-demo.tech.en.txt'), 'from scenarios/seed-demo.tech.en.txt');
+ok(await page.evaluate(() => (window.notesWatch.disconnect(), window.notesBlanked === 0)), 'the title and guide stay on screen while the other language comes');
 await shot('seed-demo-16-en-tech');
 await page.click('[data-testid=view]');
 ok((await text('label-cashier')) === 'Cashier', 'English metaphor: Cashier');
