@@ -854,6 +854,30 @@ async fn the_words_say_what_the_run_does() {
     assert!(m.testid("changed-settings").contains("orders = 1000"), "{}", m.testid("changed-settings"));
 }
 
+/// Under a relay whose batch is a transaction (the default `lock=for_update`) the SENT it
+/// writes stays unseen until the batch commits, and the stage shows the row PENDING: the words
+/// say so, and that the batch's end commits it. A relay without one (`lock=none`) writes it at
+/// once, and they do not.
+#[wasm_bindgen_test]
+async fn a_sent_stamp_in_the_relays_transaction_is_said_to_wait_for_its_commit() {
+    for (scenario, waits) in [("seed-demo", true), ("two-relays-no-lock", false)] {
+        let m = mount(state(scenario), vec![], None);
+        loaded(&m).await;
+        let sim = RunSpec::builtin(scenario, 1).unwrap().play().unwrap();
+        let sent = sim.events().iter().position(|e| matches!(e.kind, EventKind::MessageMarkedSent { .. })).unwrap();
+        m.scrub(sent + 1).await;
+        let line = m.current_line();
+        assert!(line.contains("盖「已送」章"), "{scenario}: {line}");
+        assert_eq!(line.contains("（收工前别人仍看到「待送」）"), waits, "{scenario}: {line}");
+        assert_eq!(m.testid("caption"), line, "{scenario}: the caption says the same");
+        let finished =
+            sim.events().iter().position(|e| matches!(e.kind, EventKind::RelayBatchFinished { .. })).unwrap();
+        m.scrub(finished + 1).await;
+        let line = m.current_line();
+        assert_eq!(line.contains("；一并提交：盖的章此刻才让别人看到"), waits, "{scenario}: {line}");
+    }
+}
+
 /// Big counts on the stage are shortened so they stay inside their place (the exact number
 /// is in the counts table).
 #[wasm_bindgen_test]

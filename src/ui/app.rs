@@ -396,7 +396,7 @@ pub fn LabPage(
                         let w = lab.words();
                         lab.run.with(|r| {
                             lab.frame.with(|f| match f.event() {
-                                Some(e) => super::i18n::narrate(w, e, &|id| r.key_of(id)),
+                                Some(e) => super::i18n::narrate_run(w, e, r),
                                 None => w.t(Label::CaptionStart).to_string(),
                             })
                         })

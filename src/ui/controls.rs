@@ -2,7 +2,7 @@
 //! two toggles (language, vocabulary), and "break it on purpose".
 
 use super::app::{focus_after_render, Lab, SPEEDS, SPEED_LABELS};
-use super::i18n::{narrate, Label, Lang, Vocab};
+use super::i18n::{narrate_run, Label, Lang, Vocab};
 use super::markup::Markup;
 use super::timeline::clock;
 use super::url_state;
@@ -559,7 +559,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
             let mut text = String::new();
             for (i, landed) in r.spec.interventions.iter().zip(&r.landed) {
                 text += &match landed.and_then(|at| r.events.get(at as usize)) {
-                    Some(e) => format!("\n#{} {}", e.seq, narrate(words, e, &|id| r.key_of(id))),
+                    Some(e) => format!("\n#{} {}", e.seq, narrate_run(words, e, r)),
                     None => format!("\n{}", url_state::encode_interventions(std::slice::from_ref(i))),
                 };
             }

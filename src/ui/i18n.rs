@@ -310,6 +310,33 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
 }
 
 /// One sentence for one event. `key_of` maps a message id to its business key.
+/// [`narrate`] for an event of `run`: its messages named by their keys, and under a relay
+/// whose batch is a transaction (`lock` = `for_update` or `skip_locked`) the SENT it writes said
+/// to stay unseen until the batch commits, as the stage shows it (the committed rows), and the
+/// batch's end said to commit it.
+pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
+    use crate::sim::config::LockMode;
+    let line = narrate(w, e, &|id| run.key_of(id));
+    if !matches!(run.spec.config.lock, LockMode::ForUpdate | LockMode::SkipLocked) {
+        return line;
+    }
+    line + match e.kind {
+        EventKind::MessageMarkedSent { .. } => w.pick(
+            "（收工前别人仍看到「待送」）",
+            "（事务未提交：别人仍读到 PENDING）",
+            " (others see it unsent until the trip is over)",
+            " (uncommitted: others read PENDING)",
+        ),
+        EventKind::RelayBatchFinished { .. } => w.pick(
+            "；一并提交：盖的章此刻才让别人看到",
+            "；COMMIT：更新此刻可见，行锁释放",
+            "; committed: the stamps are seen by others now",
+            "; COMMIT: the updates are visible now, the row locks released",
+        ),
+        _ => "",
+    }
+}
+
 pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
     use EventKind::*;
     match &e.kind {

@@ -126,10 +126,9 @@ fn tip(lab: Lab, seq: u64, detail: &str) -> String {
         return detail.to_string();
     }
     lab.run.with(|r| {
-        r.events.get(seq as usize).map_or_else(
-            || detail.to_string(),
-            |e| format!("#{seq} {}", crate::ui::i18n::narrate(w, e, &|id| r.key_of(id))),
-        )
+        r.events
+            .get(seq as usize)
+            .map_or_else(|| detail.to_string(), |e| format!("#{seq} {}", crate::ui::i18n::narrate_run(w, e, r)))
     })
 }
 

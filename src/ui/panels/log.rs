@@ -4,7 +4,7 @@
 //! button that moves the cursor to its event.
 
 use crate::ui::app::{tr, Lab};
-use crate::ui::i18n::{narrate, Label};
+use crate::ui::i18n::{narrate_run, Label};
 use crate::ui::timeline::clock;
 use leptos::prelude::*;
 
@@ -32,7 +32,7 @@ fn Line(lab: Lab, i: usize) -> impl IntoView {
         lab.run.with(|run| {
             run.events.get(i).map(|e| {
                 let violated = run.violations.iter().any(|v| v.seq == e.seq);
-                (e.seq, clock(e.at_ms), e.kind.actor().as_str(), narrate(words, e, &|id| run.key_of(id)), violated)
+                (e.seq, clock(e.at_ms), e.kind.actor().as_str(), narrate_run(words, e, run), violated)
             })
         })
     });
