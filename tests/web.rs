@@ -1006,6 +1006,28 @@ async fn the_counts_and_the_stage_follow_the_mode_in_force() {
     }
 }
 
+/// The log shows a window of lines around the cursor; the lines left out are counted in words.
+#[wasm_bindgen_test]
+async fn the_log_says_how_many_lines_it_leaves_out() {
+    let m = mount(state("seed-demo"), vec![], None);
+    loaded(&m).await;
+    let elided = |m: &Mounted| -> Vec<(bool, String)> {
+        let list = m.host.query_selector_all(".log li.elided").unwrap();
+        (0..list.length())
+            .map(|i| list.get(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
+            .map(|li| (li.hidden(), li.text_content().unwrap_or_default()))
+            .collect()
+    };
+    let at_start = elided(&m);
+    assert!(at_start[0].0 && !at_start[1].0, "{at_start:?}");
+    let later = at_start[1].1.trim_start_matches("… ").trim_end_matches(" 个之后的事件").parse::<usize>();
+    let shown = m.count(".log [data-testid=log-line]") as usize;
+    assert_eq!(later, Ok(m.total() - shown), "{at_start:?}");
+    m.scrub(m.total()).await;
+    let at_end = elided(&m);
+    assert!(!at_end[0].0 && at_end[1].0 && at_end[0].1.ends_with(" 个更早的事件"), "{at_end:?}");
+}
+
 #[wasm_bindgen_test]
 async fn the_interventions_line_names_what_each_one_caused() {
     // Events 1-4 of seed-demo are one step (A001's transaction): a command given at cursor 2
@@ -1017,13 +1039,14 @@ async fn the_interventions_line_names_what_each_one_caused() {
     let line = m.testid("interventions");
     assert!(line.contains("\n#5 【注入】"), "{line}");
     assert!(!line.contains("#2 "), "{line}");
-    // A scan in half-message mode does nothing: its line is the command, with no event.
+    // A scan in half-message mode does nothing: its line is the command, saying it made no
+    // event.
     let m = mount(state("half-message"), vec![], None);
     loaded(&m).await;
     m.scrub(3).await;
     m.click("[data-testid=inject-scan]").await;
     let line = m.testid("interventions");
-    assert!(line.ends_with("\n3:scan") && !line.contains('#'), "{line:?}");
+    assert!(line.ends_with("\n3:scan（此刻无事可做：没有产生事件）") && !line.contains('#'), "{line:?}");
 }
 
 #[wasm_bindgen_test]

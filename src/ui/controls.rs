@@ -56,8 +56,15 @@ fn transport(lab: Lab, t: Transport) {
             lab.playing.update(|p| *p = !*p);
         }
         Transport::Reset => {
-            let (id, seed) = lab.run.with_untracked(|r| (r.spec.scenario.id.clone(), r.spec.seed));
-            lab.load(&id, seed);
+            let (id, seed, fresh) = lab.run.with_untracked(|r| {
+                let s = &r.spec;
+                (s.scenario.id.clone(), s.seed, s.interventions.is_empty() && s.config == s.scenario.config)
+            });
+            // The scenario as it comes, at its start, has nothing to reset (and a new entry in
+            // the browser's history the same as the last one would make Back seem to do nothing).
+            if !fresh || lab.cursor.get_untracked() > 0 {
+                lab.load(&id, seed);
+            }
         }
         Transport::Home | Transport::Back | Transport::Forward | Transport::End => {
             lab.playing.set(false);
@@ -551,8 +558,8 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
     };
     let inject = move |command: Command| move |_| lab.inject(command.clone());
     // Each intervention on a line of its own, as the log narrates the first event it caused,
-    // with that event's number; one that caused none when applied, as its link's code (one
-    // text: the stylesheet breaks its lines).
+    // with that event's number; one that caused none when applied, as its link's code, saying
+    // so (one text: the stylesheet breaks its lines).
     let interventions = move || {
         let words = lab.words();
         lab.run.with(|r| {
@@ -560,7 +567,11 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
             for (i, landed) in r.spec.interventions.iter().zip(&r.landed) {
                 text += &match landed.and_then(|at| r.events.get(at as usize)) {
                     Some(e) => format!("\n#{} {}", e.seq, narrate_run(words, e, r)),
-                    None => format!("\n{}", url_state::encode_interventions(std::slice::from_ref(i))),
+                    None => format!(
+                        "\n{}{}",
+                        url_state::encode_interventions(std::slice::from_ref(i)),
+                        words.t(Label::NoEvent)
+                    ),
                 };
             }
             text

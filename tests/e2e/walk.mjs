@@ -379,6 +379,17 @@ await shot('lessons-en-ai');
   await page.goForward();
   await page.waitForFunction(() => document.querySelector('[data-testid=changed-settings]')?.textContent.includes('idempotent = false'));
   ok(page.url() === tried && !(await page.evaluate(intervened)), 'and Forward the tried one');
+  // Reset plays the scenario as it comes (a new entry); Reset again, at its start, has nothing
+  // to reset and adds no entry the same as the last.
+  const entries = await page.evaluate(() => history.length);
+  await page.click('[data-testid=reset]');
+  await page.waitForTimeout(400);
+  const reset = await page.evaluate(() => [history.length, location.search]);
+  await page.click('[data-testid=reset]');
+  await page.waitForTimeout(400);
+  const again = await page.evaluate(() => [history.length, location.search]);
+  ok(reset[0] === entries + 1 && !reset[1].includes('idempotent') && again.join() === reset.join(),
+    `Reset leaves the tried run in the history, and Reset at the start adds nothing (entries ${entries} → ${reset[0]} → ${again[0]})`);
   // A move to a place on the page and back reloads nothing.
   const marker = await page.evaluate(() => (window.notReloaded = 1));
   await page.click('[data-testid=check-every-ordering]');

@@ -88,13 +88,13 @@ pub fn EventLog(lab: Lab) -> impl IntoView {
             <h2>{tr(lab, Label::Log)}</h2>
             <ol class="lines">
                 <li class="elided" hidden=move || shown.with(|(w, _)| w.start == 0)>
-                    "… " {move || shown.with(|(w, _)| w.start)}
+                    "… " {move || shown.with(|(w, _)| w.start)} " " {tr(lab, Label::EarlierEvents)}
                 </li>
                 <For each=move || shown.get().0 key=|i| *i let:i>
                     <Line lab=lab i=i/>
                 </For>
                 <li class="elided" hidden=move || shown.with(|(w, n)| w.end >= *n)>
-                    "… " {move || shown.with(|(w, n)| n - w.end)}
+                    "… " {move || shown.with(|(w, n)| n - w.end)} " " {tr(lab, Label::LaterEvents)}
                 </li>
             </ol>
         </section>
