@@ -173,9 +173,13 @@ async fn starts_at_the_beginning_of_the_scenario_in_chinese_metaphor() {
     // No event yet, and the last one by the log's number.
     assert_eq!(m.testid("event-at"), "–");
     let valuetext = |m: &Mounted| m.el("[data-testid=scrubber]").get_attribute("aria-valuetext");
-    assert_eq!(valuetext(&m).as_deref(), Some("–"), "a screen reader hears the event, not the slider's count");
-    let position = m.testid("position");
     let last = seed_demo().events().len() - 1;
+    assert_eq!(
+        valuetext(&m),
+        Some(format!("开头 / #{last}")),
+        "a screen reader hears the event, not the slider's count"
+    );
+    let position = m.testid("position");
     assert!(position.starts_with(&format!("事件 – / #{last} · ")), "{position}");
     assert_eq!(m.testid("label-cashier"), "收银台");
     assert_eq!(m.testid("label-rack"), "票夹");
@@ -210,7 +214,8 @@ async fn step_forward_and_back_move_the_cursor_and_the_scene() {
     assert_eq!(m.testid("event-at"), "#4");
     assert_eq!(m.text(".log .line.current .seq"), "#4");
     let valuetext = m.el("[data-testid=scrubber]").get_attribute("aria-valuetext");
-    assert_eq!(valuetext.as_deref(), Some("#4"), "the slider's value (5) is read as the event on screen");
+    let last = seed_demo().events().len() - 1;
+    assert_eq!(valuetext, Some(format!("事件 #4 / #{last}")), "the slider's value (5) is read as the event on screen");
     assert_eq!(m.count("[data-testid=ticket]"), 1, "COMMIT hangs the ticket");
     assert_eq!(m.count("[data-testid=outbox-row]"), 1);
     assert!(m.has("[data-testid=outbox-row] td.changed"), "the new row is highlighted");

@@ -441,7 +441,12 @@ fn Scrubber(lab: Lab) -> impl IntoView {
                 aria-label=tr(lab, Label::Timeline)
                 max=move || n().to_string()
                 prop:value=move || lab.cursor.get().to_string()
-                aria-valuetext=move || event_number(lab.cursor.get() as u64)
+                // Read as the position line says it: the event on screen and the last.
+                aria-valuetext=move || {
+                    let (c, w) = (lab.cursor.get(), lab.words());
+                    let at = if c == 0 { w.t(Label::AtStart).to_string() } else { format!("{} {}", w.t(Label::Event), event_number(c as u64)) };
+                    format!("{at} / {}", event_number(n() as u64))
+                }
                 on:input=move |ev| {
                     lab.playing.set(false);
                     if let Ok(c) = event_target_value(&ev).parse::<usize>() {
@@ -585,7 +590,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
             </p>
             <div class="inject-order">
                 <button class="inject" data-testid="inject-order" on:click=place_order>{tr(lab, Label::PlaceOrder)}</button>
-                <label>"¥" <input class="amount" data-testid="order-amount" aria-label="金额 / amount" value="12.50" node_ref=amount/></label>
+                <label>"¥" <input class="amount" data-testid="order-amount" aria-label=tr(lab, Label::Amount) value="12.50" node_ref=amount/></label>
                 <label>
                     {tr(lab, Label::Fault)} " "
                     <select data-testid="order-fault" on:change=move |ev| fault.set(event_target_value(&ev))>
@@ -601,7 +606,7 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                     on:click=move |_| lab.inject(Command::StartMqOutage { duration_ms: outage_ms.get_untracked() })>
                     {tr(lab, Label::OutageStart)}
                 </button>
-                <select data-testid="outage-duration" aria-label="时长 / duration"
+                <select data-testid="outage-duration" aria-label=tr(lab, Label::Duration)
                     on:change=move |ev| outage_ms.set(event_target_value(&ev).parse().unwrap_or(600_000))>
                     <option value="60000">"1 min"</option>
                     <option value="600000" selected>"10 min"</option>
