@@ -126,6 +126,7 @@ fn moves_selection(key: &str) -> bool {
 /// waits for Enter or for focus to leave. Focus stays on the drop-down either way.
 #[component]
 fn Choice(
+    lab: Lab,
     /// Applies a value.
     on_choose: Callback<String>,
     /// The options, as (value, label) pairs, and the value in force.
@@ -134,9 +135,10 @@ fn Choice(
     #[prop(optional, into)] label: Option<Signal<&'static str>>,
 ) -> impl IntoView {
     let arrowed = StoredValue::new(false);
-    let pending = StoredValue::new(None::<String>);
+    // A choice waiting for Enter is marked (the class, and a title that says so).
+    let pending = RwSignal::new(None::<String>);
     let commit = move || {
-        if let Some(v) = pending.try_update_value(|p| p.take()).flatten() {
+        if let Some(v) = pending.try_update(|p| p.take()).flatten() {
             on_choose.run(v);
         }
     };
@@ -144,6 +146,8 @@ fn Choice(
         <select
             data-testid=testid
             aria-label=move || label.map(|l| l.get())
+            class:pending=move || pending.with(Option::is_some)
+            title=move || pending.with(Option::is_some).then(|| lab.words().t(Label::EnterToApply))
             prop:value=move || options.with(|(_, now)| now.clone())
             on:keydown=move |ev| {
                 let key = ev.key();
@@ -159,7 +163,7 @@ fn Choice(
                 let value = event_target_value(&ev);
                 if arrowed.get_value() {
                     arrowed.set_value(false);
-                    pending.set_value(Some(value));
+                    pending.set(Some(value));
                 } else {
                     on_choose.run(value);
                 }
@@ -226,7 +230,7 @@ fn RunPicker(lab: Lab) -> impl IntoView {
         <div class="row pick">
             <label>
                 {tr(lab, Label::Scenario)} " "
-                <Choice testid="scenario" options=scenarios on_choose=choose_scenario/>
+                <Choice lab=lab testid="scenario" options=scenarios on_choose=choose_scenario/>
             </label>
             <label>
                 {tr(lab, Label::Seed)} " "
@@ -419,7 +423,7 @@ fn TransportBar(lab: Lab) -> impl IntoView {
                 on:click=button(Transport::End)>"▶|"</button>
             <label class="speed">
                 {tr(lab, Label::Speed)} " "
-                <Choice testid="speed" options=speeds on_choose=choose_speed/>
+                <Choice lab=lab testid="speed" options=speeds on_choose=choose_speed/>
             </label>
             <button data-testid="reset" title=tr(lab, Label::Reset) on:click=button(Transport::Reset)>
                 {tr(lab, Label::Reset)}
@@ -540,7 +544,7 @@ fn Setting(lab: Lab, knob: &'static Knob, config: Memo<crate::sim::Config>) -> i
     view! {
         <label class="knob" hidden=unused>
             <span>{move || if lab.lang.get() == Lang::Zh { knob.zh } else { knob.en }} " " <code>{knob.key}</code></span>
-            <Choice testid=format!("set-{}", knob.key) options=options on_choose=choose/>
+            <Choice lab=lab testid=format!("set-{}", knob.key) options=options on_choose=choose/>
         </label>
     }
 }

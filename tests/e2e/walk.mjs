@@ -651,9 +651,14 @@ await shot('lessons-en-ai');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
   ok((await injections()) === 0 && (await cursor()) === 5, 'arrowing through a setting injects nothing yet (and does not step the run)');
+  const marked = () => page.evaluate(() => { const s = document.querySelector('[data-testid=set-batch_size]'); return [s.classList.contains('pending'), s.title, getComputedStyle(s).outlineStyle]; });
+  const waiting = await marked();
+  ok(waiting.join() === 'true,press Enter to apply,dashed', `and the drop-down shows that its choice waits for Enter (${waiting})`);
   await page.keyboard.press('Enter');
   await waitForInjections(1);
   ok((await injections()) === 1, 'Enter applies the choice: one injection');
+  const applied = await marked();
+  ok(!applied[0] && applied[1] === '' && applied[2] !== 'dashed', `then it is not marked (${applied})`);
   ok((await focused()) === 'set-batch_size', `and the focus stays on the drop-down (${await focused()})`);
   // A log line is a button: Tab reaches it, Enter opens its event, the focus stays on it.
   const line = page.locator('[data-testid=log-line][data-seq="2"]');
