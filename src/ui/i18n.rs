@@ -337,9 +337,9 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     line + match e.kind {
         EventKind::MessageMarkedSent { .. } => w.pick(
             "（收工前别人仍看到「待送」）",
-            "（事务未提交：别人仍读到 PENDING）",
+            "；事务未提交，别人仍读到 PENDING",
             " (others see it unsent until the trip is over)",
-            " (uncommitted: others read PENDING)",
+            "; uncommitted: others read PENDING",
         ),
         EventKind::RelayBatchFinished { .. } => w.pick(
             "；一并提交：盖的章此刻才让别人看到",
