@@ -12,12 +12,15 @@
 //    (`main`, which `__wbindgen_start` runs from inside the module, wasm-split's marker, the
 //    abort handler's globals).
 // 3. The hash in the closure adapters' export names (`…_invoke__h10c7cea53597491f` becomes
-//    `…_invoke_1`): hex does not compress, and each name is written in both files.
+//    `…_invoke__1`): hex does not compress, and each name is written in both files.
 //
-// Measured on 2026-12-07: the first load −1.4 KB gzip (docs/first-load.md).
-// Safe by construction: every change is checked against the glue, and the hook fails the build
-// naming what it did not find (a new wasm-bindgen that writes the glue another way).
-// `node scripts/trim-exports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports.
+// Measured on 2026-12-07: the first load −1,952 B gzip (docs/first-load.md).
+// The glue must call the wasm only as `wasm.<name>`, as wasm-bindgen 0.2 writes it: the script
+// fails the build if the glue reaches the exports another way (`wasm[…]`), or if a piece it
+// cuts is not there (a new wasm-bindgen that writes the glue another way, or a leptos without
+// wasm-streams: then this script's first part can go). tests/e2e/smoke.sh drives the result.
+// `node scripts/trim-exports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports; it
+// reads wasm-bindgen's own output (target/wasm-bindgen/release/), not dist/'s, already cut.
 import { readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -78,6 +81,7 @@ export function dropStreamClasses(js) {
 export function trimExports(wasm, js) {
   const utf8 = new TextDecoder(), encode = (s) => [...new TextEncoder().encode(s)];
   if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61) fail("not a wasm module");
+  if (/\bwasm\[/.test(js)) fail("the glue reaches the wasm's exports as wasm[…]: cannot tell which it calls");
   const called = new Set([...js.matchAll(/\bwasm\.([A-Za-z0-9_$]+)/g)].map((m) => m[1]));
   if (!called.has("__wbindgen_start") || !called.has("memory")) fail("the glue does not call wasm.__wbindgen_start and wasm.memory: is it wasm-bindgen's?");
   const out = [wasm.subarray(0, 8)];
@@ -128,7 +132,7 @@ export function trimExports(wasm, js) {
 // The glue calling the renamed exports.
 export function renameInGlue(js, renames) {
   for (const [name, short] of renames) {
-    const calls = new RegExp(`\\bwasm\\.${name}(?![A-Za-z0-9_$])`, "g");
+    const calls = new RegExp(`\\bwasm\\.${name.replaceAll("$", "\\$")}(?![A-Za-z0-9_$])`, "g");
     const found = js.match(calls)?.length ?? 0;
     if (found === 0) fail(`'wasm.${name}' is not in the glue`);
     js = js.replace(calls, `wasm.${short}`);

@@ -636,6 +636,22 @@ async fn a_share_link_restores_what_was_seen() {
     assert_eq!(share, q, "the page's share link is the link it was opened with");
 }
 
+/// Reset at the start still plays the scenario as it comes when the run on screen is another:
+/// here one with its own settings (walk.mjs checks that Reset on the scenario as it comes, at
+/// its start, adds no entry to the browser's history).
+#[wasm_bindgen_test]
+async fn reset_at_the_start_of_a_run_with_its_own_settings_plays_the_scenario_as_it_comes() {
+    let s = UrlState { config: vec![("orders".into(), "30".into())], ..state("happy-path") };
+    let m = mount(s, vec![], None);
+    loaded(&m).await;
+    let share = || m.el("[data-testid=share]").get_attribute("href").unwrap();
+    assert!(share().contains("cfg=orders:30"), "{}", share());
+    assert_eq!(m.cursor(), 0);
+    m.click("[data-testid=reset]").await;
+    loaded(&m).await;
+    assert!(!share().contains("cfg="), "{}", share());
+}
+
 // ---------------------------------------------------------------- embedding and lessons
 
 /// The page's real stylesheet, so that what it hides is hidden here too.
@@ -1051,7 +1067,7 @@ async fn the_interventions_line_names_what_each_one_caused() {
     m.scrub(3).await;
     m.click("[data-testid=inject-scan]").await;
     let line = m.testid("interventions");
-    assert!(line.ends_with("\n3:scan（此刻无事可做：没有产生事件）") && !line.contains('#'), "{line:?}");
+    assert!(line.ends_with("\n#2 之后：scan（此刻无事可做：没有产生事件）"), "{line:?}");
 }
 
 #[wasm_bindgen_test]
@@ -1080,7 +1096,10 @@ async fn the_next_scan_says_which_rows_are_not_committed_yet() {
     loaded(&m).await;
     let hint = m.testid("next-scan");
     // In Chinese punctuation.
-    assert!(hint.contains("）：id 0（尚未提交）、id 1（尚未提交）"), "{hint}");
+    assert!(
+        hint.starts_with("下一轮扫描（") && hint.contains("）会取走：id 0（尚未提交）、id 1（尚未提交）"),
+        "{hint}"
+    );
     // The window's slots count from 1 (the MQ's offsets, in technical words, from 0).
     m.scrub(12).await;
     assert!(m.current_line().contains("A001 的小票递进出菜窗口（第 1 格）"), "offset 0: {}", m.current_line());

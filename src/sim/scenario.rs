@@ -122,7 +122,7 @@ pub const IDS: &[&str] = &[
 /// the id stays in links).
 pub fn name(id: &str, zh: bool) -> Option<&'static str> {
     let (zh_name, en) = match id {
-        "seed-demo" => ("原文示例：三单，重复投递被拦截", "The source's demo: three orders, duplicates skipped"),
+        "seed-demo" => ("源文档演示：三单，重复投递被拦截", "The source demo: three orders, duplicates skipped"),
         "happy-path" => ("一切顺利", "Happy path"),
         "rollback" => ("事务回滚", "Rolled-back transactions"),
         "mq-outage-backoff" => ("MQ 宕机与退避重试", "MQ outage and backoff"),

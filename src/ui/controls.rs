@@ -58,11 +58,16 @@ fn transport(lab: Lab, t: Transport) {
         Transport::Reset => {
             let (id, seed, fresh) = lab.run.with_untracked(|r| {
                 let s = &r.spec;
-                (s.scenario.id.clone(), s.seed, s.interventions.is_empty() && s.config == s.scenario.config)
+                (
+                    s.scenario.id.clone(),
+                    s.seed,
+                    s.interventions.is_empty() && s.path.is_empty() && s.config == s.scenario.config,
+                )
             });
-            // The scenario as it comes, at its start, has nothing to reset (and a new entry in
-            // the browser's history the same as the last one would make Back seem to do nothing).
-            if !fresh || lab.cursor.get_untracked() > 0 {
+            // The scenario as it comes, paused at its start, has nothing to reset (and a new
+            // entry in the browser's history the same as the last would make Back seem to do
+            // nothing).
+            if !fresh || lab.cursor.get_untracked() > 0 || lab.playing.get_untracked() {
                 lab.load(&id, seed);
             }
         }
@@ -329,10 +334,12 @@ fn ScenarioNotes(lab: Lab) -> impl IntoView {
             return;
         }
         super::app::fetch_text(&format!("{SCENARIO_NOTES}/{id}.txt"), move |got| {
-            // Notes that do not come leave the title and guide empty; the picker names the run.
+            // Notes that do not come leave the lines as they are: the same scenario's in the
+            // other words, or none (the picker names the run).
+            let Ok(text) = got else { return };
             notes.try_update(|n| {
                 if first(n) == id {
-                    *n = format!("{id}\n{}", got.unwrap_or_default());
+                    *n = format!("{id}\n{text}");
                 }
             });
         });
@@ -576,11 +583,14 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
             for (i, landed) in r.spec.interventions.iter().zip(&r.landed) {
                 text += &match landed.and_then(|at| r.events.get(at as usize)) {
                     Some(e) => format!("\n#{} {}", e.seq, narrate_run(words, e, r)),
-                    None => format!(
-                        "\n{}{}",
-                        url_state::encode_interventions(std::slice::from_ref(i)),
-                        words.t(Label::NoEvent)
-                    ),
+                    None => {
+                        // Made after event #N (the link's code counts events from 1, the log from 0).
+                        let code = url_state::encode_interventions(std::slice::from_ref(i));
+                        let command = code.split_once(':').map_or(code.as_str(), |(_, c)| c);
+                        let (before, after) = words.lang(("", " 之后："), ("after ", ": "));
+                        let at = event_number(i.after_events);
+                        format!("\n{before}{at}{after}{command}{}", words.t(Label::NoEvent))
+                    }
                 };
             }
             text

@@ -79,7 +79,6 @@ pub enum Label {
     Table,
     ById,
     IndexOrder,
-    NextPick,
     Legend,
     CaptionStart,
     NoNextScan,
@@ -238,7 +237,6 @@ impl Words {
             Label::Table => l("消息表 outbox", "Message table (outbox)"),
             Label::ById => l("按 id", "By id"),
             Label::IndexOrder => l("索引顺序 (status, next_retry_at)", "Index order (status, next_retry_at)"),
-            Label::NextPick => l("下一轮扫描会取走", "the next scan picks"),
             Label::Legend => l(
                 "▶ 下一轮扫描取走 · • 此刻已到期 · 扫描只沿 PENDING 段走到 LIMIT 或第一条未到期的",
                 "▶ picked by the next scan · • due now · a scan walks only the PENDING range, up to LIMIT or the first row not yet due",
@@ -251,8 +249,8 @@ impl Words {
             ),
             Label::NoNextScan => l("日志里之后没有扫描", "no further scan in the log"),
             Label::NotYetCommitted => l("（尚未提交）", " (not committed yet)"),
-            Label::EarlierEvents => l("个更早的事件", "earlier events"),
-            Label::LaterEvents => l("个之后的事件", "later events"),
+            Label::EarlierEvents => l("个更早的事件", "more above"),
+            Label::LaterEvents => l("个之后的事件", "more below"),
             Label::AtStart => l("开头", "start"),
             Label::Amount => l("金额", "amount"),
             Label::Duration => l("时长", "duration"),
@@ -323,11 +321,10 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
     }
 }
 
-/// One sentence for one event. `key_of` maps a message id to its business key.
 /// [`narrate`] for an event of `run`: its messages named by their keys, and under a relay
-/// whose batch is a transaction (`lock` = `for_update` or `skip_locked`) the SENT it writes said
-/// to stay unseen until the batch commits, as the stage shows it (the committed rows), and the
-/// batch's end said to commit it.
+/// whose batch is a transaction (`lock` = `for_update` or `skip_locked` in force at the event)
+/// the SENT it writes said to stay unseen until the batch commits, as the stage shows it (the
+/// committed rows), and the end of a batch that stamped rows said to commit them.
 pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     use crate::sim::config::LockMode;
     let line = narrate(w, e, &|id| run.key_of(id));
@@ -341,16 +338,17 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
             " (others see it unsent until the trip is over)",
             "; uncommitted: others read PENDING",
         ),
-        EventKind::RelayBatchFinished { .. } => w.pick(
+        EventKind::RelayBatchFinished { published: 1.., .. } => w.pick(
             "；一并提交：盖的章此刻才让别人看到",
             "；COMMIT：更新此刻可见，行锁释放",
-            "; committed: the stamps are seen by others now",
+            "; committed: only now can others see the stamps",
             "; COMMIT: the updates are visible now, the row locks released",
         ),
         _ => "",
     }
 }
 
+/// One sentence for one event. `key_of` maps a message id to its business key.
 pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
     use EventKind::*;
     match &e.kind {

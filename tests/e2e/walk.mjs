@@ -383,10 +383,10 @@ await shot('lessons-en-ai');
   // to reset and adds no entry the same as the last.
   const entries = await page.evaluate(() => history.length);
   await page.click('[data-testid=reset]');
-  await page.waitForTimeout(400);
+  await page.waitForFunction(() => !location.search.includes('idempotent'));
   const reset = await page.evaluate(() => [history.length, location.search]);
   await page.click('[data-testid=reset]');
-  await page.waitForTimeout(400);
+  await page.waitForTimeout(400); // the address would follow a new run by then
   const again = await page.evaluate(() => [history.length, location.search]);
   ok(reset[0] === entries + 1 && !reset[1].includes('idempotent') && again.join() === reset.join(),
     `Reset leaves the tried run in the history, and Reset at the start adds nothing (entries ${entries} → ${reset[0]} → ${again[0]})`);

@@ -48,11 +48,11 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
     });
     let next_scan = move || {
         let words = w();
-        let (open, close, comma) = words.lang(("（", "）：", "、"), (" (", "): ", ", "));
+        let (scan, open, comma, picks) =
+            words.lang(("下一轮扫描", "（", "，", "）会取走："), ("the next scan", " (", ", ", ") picks: "));
         f.with(|f| match &f.next_scan {
             Some(s) => format!(
-                "{} {}{open}#{}{close}{}",
-                words.t(Label::NextPick),
+                "{scan}{open}{}{comma}#{}{picks}{}",
                 clock(s.at_ms),
                 s.seq,
                 if s.picked.is_empty() {
@@ -71,7 +71,7 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
                             }
                         })
                         .collect::<Vec<_>>()
-                        .join(comma)
+                        .join(words.lang("、", ", "))
                 }
             ),
             None => words.t(Label::NoNextScan).to_string(),
