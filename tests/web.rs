@@ -881,10 +881,16 @@ async fn the_words_say_what_the_run_does() {
 /// once, and they do not.
 #[wasm_bindgen_test]
 async fn a_sent_stamp_in_the_relays_transaction_is_said_to_wait_for_its_commit() {
-    for (scenario, waits) in [("seed-demo", true), ("two-relays-no-lock", false)] {
-        let m = mount(state(scenario), vec![], None);
+    // The lock in force at the event counts: seed-demo with `lock=none` set before anything ran.
+    let unlocked =
+        vec![Intervention { after_events: 0, command: Command::Set { key: "lock".into(), value: "none".into() } }];
+    for (scenario, interventions, waits) in
+        [("seed-demo", vec![], true), ("two-relays-no-lock", vec![], false), ("seed-demo", unlocked, false)]
+    {
+        let m = mount(UrlState { interventions: interventions.clone(), ..state(scenario) }, vec![], None);
         loaded(&m).await;
-        let sim = RunSpec::builtin(scenario, 1).unwrap().play().unwrap();
+        let spec = RunSpec { interventions, ..RunSpec::builtin(scenario, 1).unwrap() };
+        let sim = spec.play().unwrap();
         let sent = sim.events().iter().position(|e| matches!(e.kind, EventKind::MessageMarkedSent { .. })).unwrap();
         m.scrub(sent + 1).await;
         let line = m.current_line();

@@ -328,7 +328,8 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
 pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     use crate::sim::config::LockMode;
     let line = narrate(w, e, &|id| run.key_of(id));
-    if !matches!(run.spec.config.lock, LockMode::ForUpdate | LockMode::SkipLocked) {
+    let lock = run.timeline.config_at(e.seq as usize).map_or(run.spec.config.lock, |c| c.lock);
+    if !matches!(lock, LockMode::ForUpdate | LockMode::SkipLocked) {
         return line;
     }
     line + match e.kind {
