@@ -10,35 +10,11 @@
 // Safe by construction: only the import section's names change (no code moves), and each old
 // name must occur exactly once in the glue, or the hook fails the build saying which.
 // `node scripts/shorten-imports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports.
-import { readFileSync, writeFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { failWith, readLeb as readLebWith, leb, runOnPage } from "./wasm-glue.mjs";
 
-function fail(message) {
-  console.error(`shorten-imports: ${message}`);
-  process.exit(1);
-}
-
-function readLeb(bytes, at) {
-  let value = 0, shift = 0, byte;
-  do {
-    if (at >= bytes.length || shift > 28) fail("the wasm's import section cannot be read");
-    byte = bytes[at++];
-    value |= (byte & 0x7f) << shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value >>> 0, at];
-}
-
-function leb(value) {
-  const out = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value) byte |= 0x80;
-    out.push(byte);
-  } while (value);
-  return out;
-}
+const fail = failWith("shorten-imports");
+const readLeb = (bytes, at) => readLebWith(bytes, at, fail);
 
 // Skips an import's description (function, table, memory, global or tag).
 function skipImportKind(bytes, at) {
@@ -125,12 +101,4 @@ function run(wasmPath, jsPath, write) {
   console.log(`shorten-imports: ${renames.size} import names shortened in ${wasmPath} and ${jsPath}`);
 }
 
-const args = process.argv.slice(2);
-if (args[0] === "--check") {
-  run(args[1], args[2], false);
-} else if (process.env.TRUNK_PROFILE === "release") {
-  const dir = process.env.TRUNK_STAGING_DIR || fail("run by trunk (TRUNK_STAGING_DIR is unset)");
-  const wasms = readdirSync(dir).filter((f) => /^outbox-lab-[0-9a-f]+_bg\.wasm$/.test(f));
-  if (wasms.length !== 1) fail(`expected one outbox-lab-*_bg.wasm in ${dir}, found ${wasms.length}`);
-  run(join(dir, wasms[0]), join(dir, wasms[0].replace(/_bg\.wasm$/, ".js")), true);
-}
+runOnPage(run, fail);

@@ -21,37 +21,13 @@
 // wasm-streams: then this script's first part can go). tests/e2e/smoke.sh drives the result.
 // `node scripts/trim-exports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports; it
 // reads wasm-bindgen's own output (target/wasm-bindgen/release/), not dist/'s, already cut.
-import { readFileSync, writeFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { failWith, readLeb as readLebWith, leb, runOnPage } from "./wasm-glue.mjs";
 
 const STREAM_CLASSES = ["IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource"];
 
-function fail(message) {
-  console.error(`trim-exports: ${message}`);
-  process.exit(1);
-}
-
-function readLeb(bytes, at) {
-  let value = 0, shift = 0, byte;
-  do {
-    if (at >= bytes.length || shift > 28) fail("the wasm's export section cannot be read");
-    byte = bytes[at++];
-    value |= (byte & 0x7f) << shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value >>> 0, at];
-}
-
-function leb(value) {
-  const out = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value) byte |= 0x80;
-    out.push(byte);
-  } while (value);
-  return out;
-}
+const fail = failWith("trim-exports");
+const readLeb = (bytes, at) => readLebWith(bytes, at, fail);
 
 // The glue without its piece from `start` to the first `end` after it (both included); fails
 // unless `start` is there exactly once.
@@ -150,12 +126,4 @@ function run(wasmPath, jsPath, write) {
   console.log(`trim-exports: ${STREAM_CLASSES.length} stream classes and ${dropped.length} exports taken out (${dropped.join(", ")}), ${renames.size} export names shortened`);
 }
 
-const args = process.argv.slice(2);
-if (args[0] === "--check") {
-  run(args[1], args[2], false);
-} else if (process.env.TRUNK_PROFILE === "release") {
-  const dir = process.env.TRUNK_STAGING_DIR || fail("run by trunk (TRUNK_STAGING_DIR is unset)");
-  const wasms = readdirSync(dir).filter((f) => /^outbox-lab-[0-9a-f]+_bg\.wasm$/.test(f));
-  if (wasms.length !== 1) fail(`expected one outbox-lab-*_bg.wasm in ${dir}, found ${wasms.length}`);
-  run(join(dir, wasms[0]), join(dir, wasms[0].replace(/_bg\.wasm$/, ".js")), true);
-}
+runOnPage(run, fail);
