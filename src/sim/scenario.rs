@@ -283,11 +283,11 @@ pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
         ),
         "one-fault-three-ways" => (
             "One fault, three ways: the order service dies right after its database work (the insight panel's four lanes add RocketMQ's half messages)",
-            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（洞察面板的“四条路”里，第四条是 RocketMQ 事务消息）",
+            "同一个故障，三种做法：订单服务在数据库工作之后立刻宕机（洞察面板的「四条路」里，第四条是 RocketMQ 事务消息）",
         ),
         "per-key-ordering" => (
             "One order, three messages: its first backs off after a failed publish, and paid takes effect before created",
-            "一笔订单三条消息：第一条发送失败退避，“支付”先于“创建”生效",
+            "一笔订单三条消息：第一条发送失败退避，「支付」先于「创建」生效",
         ),
         "kafka-rebalance" => (
             "Kafka-shaped broker: a group member dies mid-batch, the group rebalances, and the new owner reads again from the last committed offset (the processed record comes again; dedup absorbs it)",
@@ -303,7 +303,7 @@ pub fn titles(id: &str) -> Option<(&'static str, &'static str)> {
         ),
         "half-message" => (
             "RocketMQ transactional messages: a rollback drops its half message, a crash loses the commit and the broker checks back, and during an MQ outage orders are refused",
-            "RocketMQ 事务消息：回滚就撤回半消息；宕机丢了“提交”，由 Broker 回查；MQ 宕机期间订单被拒",
+            "RocketMQ 事务消息：回滚就撤回半消息；宕机丢了「提交」，由 Broker 回查；MQ 宕机期间订单被拒",
         ),
         _ => return None,
     })

@@ -122,7 +122,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         RowClaimed { relay_id, msg_id, lease_until_ms } => (
             [
-                "跑堂 {0} 在 {1} 的小票上夹了个“我来送”（到 {3}）",
+                "跑堂 {0} 在 {1} 的小票上夹了个「我来送」（到 {3}）",
                 "中继 {0} 认领消息 {2}：条件 UPDATE 影响 1 行，租约到 {3}",
                 "Runner {0} clips a \"mine\" tag on ticket {1} (until {3})",
                 "Relay {0} claims message {2}: the conditional UPDATE affected 1 row (lease until {3})",
@@ -140,7 +140,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         RelayCrashed { relay_id, msg_id, restart_at_ms, before_position: false } => (
             [
-                "跑堂 {0} 刚把 {1} 递进窗口，还没盖“已送”就摔倒了（{3} 回来）",
+                "跑堂 {0} 刚把 {1} 递进窗口，还没盖「已送」就摔倒了（{3} 回来）",
                 "中继 {0} 发布消息 {2} 后、标记 SENT 前崩溃；事务回滚，{3} 重启",
                 "Runner {0} handed in ticket {1} but fell before stamping it (back at {3})",
                 "Relay {0} crashed after publishing message {2}, before marking it SENT; its transaction rolled back; restarts at {3}",
@@ -293,7 +293,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         ClaimLeaseExpired { relay_id, msg_id, lease_until_ms } => (
             [
-                "跑堂 {0} 夹在 {1} 上的“我来送”在 {3} 过期了，可他还在发呆：别的跑堂现在可以把这张票夹走",
+                "跑堂 {0} 夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：别的跑堂现在可以把这张票夹走",
                 "中继 {0} 对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，别的中继可以再认领它",
                 "The \"mine\" tag runner {0} clipped on ticket {1} ran out at {3} while runner {0} is still frozen: another runner may now take the ticket",
                 "Relay {0}'s lease on message {2} expired at {3} while relay {0} is alive and has not published: the row is due again and another relay may claim it",
