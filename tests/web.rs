@@ -1114,3 +1114,38 @@ async fn the_next_scan_says_which_rows_are_not_committed_yet() {
     let hint = m.testid("next-scan");
     assert!(hint.contains("id 0、id 1") && !hint.contains("尚未提交"), "{hint}");
 }
+
+/// The Kafka scenario's restaurant words count a window's tickets as its stage line does
+/// ("P1 2/3 →0": two of three taken): a poll names how many from which ticket, a commit the
+/// ticket the cook starts at next, and the window by the stage's name. A user test read "from
+/// window 0, tickets 2–2".
+#[wasm_bindgen_test]
+async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
+    let m = mount(state("kafka-rebalance"), vec![], None);
+    loaded(&m).await;
+    let sim = RunSpec::builtin("kafka-rebalance", 1).unwrap().play().unwrap();
+    let polled = sim.events().iter().position(|e| matches!(e.kind, EventKind::RecordsPolled { .. })).unwrap();
+    let EventKind::RecordsPolled { member, partition, from, to } = sim.events()[polled].kind.clone() else {
+        unreachable!()
+    };
+    m.scrub(polled + 1).await;
+    let line = m.current_line();
+    let took = format!("后厨 {member} 从窗口 P{partition} 一次取走 {} 张小票，从第 {} 张起", to - from, from + 1);
+    assert_eq!(line, took);
+    let committed = sim.events().iter().position(|e| matches!(e.kind, EventKind::OffsetCommitted { .. })).unwrap();
+    let EventKind::OffsetCommitted { partition, offset, .. } = sim.events()[committed].kind.clone() else {
+        unreachable!()
+    };
+    m.scrub(committed + 1).await;
+    let line = m.current_line();
+    assert!(line.contains(&format!("在窗口 P{partition} 记下：下次从第 {} 张取", offset + 1)), "{line}");
+    // The stage's line for that window: its committed count, one before the ticket named.
+    let stage = (0..m.count("[data-testid=partition]"))
+        .map(|i| m.host.query_selector_all("[data-testid=partition]").unwrap().item(i).unwrap().text_content().unwrap())
+        .find(|t| t.starts_with(&format!("P{partition} ")))
+        .unwrap_or_default();
+    assert!(stage.starts_with(&format!("P{partition} {offset}/")), "{stage}");
+    m.click("[data-testid=lang]").await;
+    let line = m.current_line();
+    assert!(line.contains(&format!("at window P{partition}: next time, start at ticket {}", offset + 1)), "{line}");
+}

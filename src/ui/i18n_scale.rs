@@ -427,21 +427,29 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<([&'st
         ),
         RecordsPolled { member, partition, from, to } => (
             [
-                "后厨 {0} 从第 {1} 个窗口一次取走 {2}–{3} 号小票",
+                "后厨 {0} 从窗口 P{1} 一次取走 {4} 张小票，从第 {5} 张起",
                 "消费者 {0} 从分区 {1} 拉取一批：offset {2}–{3}",
-                "Cook {0} takes tickets {2}–{3} from window {1} in one go",
+                "Cook {0} takes {4} ticket(s) from window P{1} in one go, starting at ticket {5}",
                 "Consumer {0} polls a batch from partition {1}: offsets {2}–{3}",
             ],
-            vec![member.to_string(), partition.to_string(), n(from), n(&to.saturating_sub(1))],
+            // The restaurant counts a window's tickets from 1, as the stage's "P1 2/3" does.
+            vec![
+                member.to_string(),
+                partition.to_string(),
+                n(from),
+                n(&to.saturating_sub(1)),
+                n(&to.saturating_sub(*from)),
+                n(&(from + 1)),
+            ],
         ),
         OffsetCommitted { member, partition, offset } => (
             [
-                "后厨 {0} 在第 {1} 个窗口记下：下次从 {2} 号取",
+                "后厨 {0} 在窗口 P{1} 记下：下次从第 {3} 张取",
                 "消费者 {0} 提交分区 {1} 的位点 {2}：再均衡后从这里读",
-                "Cook {0} notes at window {1}: next time, start at ticket {2}",
+                "Cook {0} notes at window P{1}: next time, start at ticket {3}",
                 "Consumer {0} commits offset {2} of partition {1}: after a rebalance, reading starts here",
             ],
-            vec![member.to_string(), partition.to_string(), n(offset)],
+            vec![member.to_string(), partition.to_string(), n(offset), n(&(offset + 1))],
         ),
         GroupRebalanced { generation, owners } => (
             [
