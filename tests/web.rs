@@ -6,7 +6,7 @@
 mod common;
 
 use leptos::prelude::*;
-use outbox_lab::sim::event::EventKind;
+use outbox_lab::sim::event::{EventKind, Injection};
 use outbox_lab::sim::outbox_table::Status;
 use outbox_lab::sim::scenario::{Command, Intervention, RunSpec};
 use outbox_lab::ui::i18n::{Lang, Vocab};
@@ -1148,4 +1148,45 @@ async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
     m.click("[data-testid=lang]").await;
     let line = m.current_line();
     assert!(line.contains(&format!("at window P{partition}: next time, start at ticket {}", offset + 1)), "{line}");
+}
+
+/// A setting told in the restaurant's words reads right with a count of 1 ("at most 1
+/// tickets per trip" did not).
+#[wasm_bindgen_test]
+async fn a_setting_of_one_reads_in_the_singular() {
+    let set =
+        |key: &str| Intervention { after_events: 0, command: Command::Set { key: key.into(), value: "1".into() } };
+    for (key, words) in [
+        ("batch_size", "[setting] Tickets per trip for the runner: at most 1"),
+        ("max_retries", "[setting] Retries per ticket: at most 1, then the dead-letter tray"),
+    ] {
+        let interventions = vec![set(key)];
+        let m = mount(
+            UrlState { lang: Lang::En, interventions: interventions.clone(), ..state("seed-demo") },
+            vec![],
+            None,
+        );
+        loaded(&m).await;
+        let sim = RunSpec { interventions, ..RunSpec::builtin("seed-demo", 1).unwrap() }.play().unwrap();
+        let at = sim
+            .events()
+            .iter()
+            .position(|e| matches!(&e.kind, EventKind::Injected(Injection::ConfigChanged { key: k, .. }) if k == key))
+            .unwrap();
+        m.scrub(at + 1).await;
+        assert_eq!(m.current_line(), words);
+    }
+    // An alert on a backlog over one row.
+    let interventions = vec![set("alert_backlog_rows")];
+    let m =
+        mount(UrlState { lang: Lang::En, interventions: interventions.clone(), ..state("seed-demo") }, vec![], None);
+    loaded(&m).await;
+    let sim = RunSpec { interventions, ..RunSpec::builtin("seed-demo", 1).unwrap() }.play().unwrap();
+    let raised = sim.events().iter().position(|e| matches!(e.kind, EventKind::AlertRaised { .. })).unwrap();
+    m.scrub(raised + 1).await;
+    let line = m.current_line();
+    assert!(
+        line.starts_with("⚠ Alert: backlog at ") && line.ends_with(" rows, above the threshold of 1 row"),
+        "{line}"
+    );
 }

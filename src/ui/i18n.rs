@@ -877,7 +877,7 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
     let ms = || value.parse::<u64>().ok().map(span);
     Some(match (key, zh) {
         ("batch_size", true) => format!("【设置】跑堂每趟最多拿 {value} 张小票"),
-        ("batch_size", false) => format!("[setting] The runner carries at most {value} tickets per trip"),
+        ("batch_size", false) => format!("[setting] Tickets per trip for the runner: at most {value}"),
         ("scan_interval_ms", true) => format!("【设置】跑堂每 {} 巡视一次票夹", ms()?),
         ("scan_interval_ms", false) => format!("[setting] The runner checks the rack every {}", ms()?),
         ("backoff_base_ms", true) => format!("【设置】没送出去的小票先等 {}，之后每次加倍", ms()?),
@@ -886,7 +886,7 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
         }
         ("max_retries", true) => format!("【设置】一张小票最多重试 {value} 次，再不行就进死信托盘"),
         ("max_retries", false) => {
-            format!("[setting] A ticket is retried at most {value} times, then goes to the dead-letter tray")
+            format!("[setting] Retries per ticket: at most {value}, then the dead-letter tray")
         }
         ("idempotent", true) => match value {
             "true" => "【设置】后厨会先查订单钉，重复的单扔进废纸篓".to_string(),

@@ -507,7 +507,7 @@ fn alert_words(w: Words, metric: AlertMetric) -> &'static str {
 /// A metric's value with its unit: rows, a duration, or a percentage (from ppm).
 fn alert_value(w: Words, metric: AlertMetric, v: u64) -> String {
     match metric {
-        AlertMetric::Backlog => format!("{v} {}", w.lang("行", "rows")),
+        AlertMetric::Backlog => format!("{v} {}", w.lang("行", if v == 1 { "row" } else { "rows" })),
         AlertMetric::WindowP99 => span(v),
         AlertMetric::PublishFailureRate => format!("{}.{}%", v / 10_000, v % 10_000 / 1_000),
     }
