@@ -516,18 +516,33 @@ await shot('lessons-en-ai');
   const status = await page.$eval('[data-testid=table] th:nth-child(3)', (th) => [th.textContent, th.getBoundingClientRect().right]);
   ok(status[0] === 'status' && status[1] <= 375, `the table's status column is on screen (${status[0]} ends at ${Math.round(status[1])}px)`);
   ok(layout.overflow === 'auto' && layout.inner > layout.outer, `the message table scrolls inside its box (${layout.inner} in ${layout.outer}px)`);
-  // The stage is taller than the screen: its caption stays at the bottom of the screen while
-  // the stage scrolls by (at the top of the page and halfway down the stage), and goes back
-  // under the stage once it has passed (not over the panels below).
-  const captionAt = (y) => page.evaluate((y) => {
+  // The stage is taller than the screen: its caption goes above it and stays at the top of
+  // the screen while the stage scrolls by, then leaves with it (not over the panels below);
+  // the transport is a one-line bar at the bottom of the screen wherever the page is, so a
+  // step can be taken while the stage is in view, and the end of the page is not under it.
+  const at = (y) => page.evaluate((y) => {
     window.scrollTo(0, y);
     const c = document.querySelector('[data-testid=caption]').getBoundingClientRect();
-    return { bottom: Math.round(c.bottom), height: innerHeight };
+    const bar = document.querySelector('.transport').getBoundingClientRect();
+    return { top: Math.round(c.top), bottom: Math.round(c.bottom), bar: [Math.round(bar.top), Math.round(bar.bottom), Math.round(bar.height)], height: innerHeight };
   }, y);
   const stage = await page.$eval('[data-testid=scene]', (s) => { const r = s.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY }; });
-  const [atTop, halfway, past] = [await captionAt(0), await captionAt(Math.round((stage.top + stage.bottom) / 2) - 370), await captionAt(Math.round(stage.bottom) + 200)];
-  ok(stage.top > 0 && atTop.bottom === atTop.height && halfway.bottom === halfway.height && past.bottom < 0,
-    `375 px: the caption stays at the bottom of the screen while the stage (${Math.round(stage.bottom - stage.top)} px tall) scrolls by, then leaves with it (bottoms ${atTop.bottom}, ${halfway.bottom}, ${past.bottom} of ${atTop.height})`);
+  const [atTop, halfway, past] = [await at(0), await at(Math.round((stage.top + stage.bottom) / 2) - 370), await at(Math.round(stage.bottom) + 200)];
+  ok(stage.top > 0 && atTop.top > 0 && atTop.bottom <= stage.top + 1 && halfway.top === 0 && past.bottom < 0,
+    `375 px: the caption is above the stage, stays at the top of the screen while the stage (${Math.round(stage.bottom - stage.top)} px tall) scrolls by, then leaves with it (tops ${atTop.top}, ${halfway.top}; past ${past.bottom})`);
+  ok([atTop, halfway, past].every((a) => a.bar[1] === a.height && a.bar[2] < 60),
+    `375 px: the transport is one line at the bottom of the screen wherever the page is (${JSON.stringify([atTop.bar, halfway.bar, past.bar])} of ${atTop.height})`);
+  await at(Math.round((stage.top + stage.bottom) / 2) - 370);
+  const before = await text('caption');
+  await page.click('[data-testid=fwd]');
+  ok((await text('caption')) !== before && (await at(Math.round((stage.top + stage.bottom) / 2) - 370)).top === 0,
+    `375 px: a step from the bar while the stage is in view moves the caption on ("${before}" → "${await text('caption')}")`);
+  const end = await page.evaluate(() => {
+    window.scrollTo(0, document.documentElement.scrollHeight);
+    const last = [...document.querySelectorAll('.panels > .col > *')].map((e) => e.getBoundingClientRect().bottom);
+    return { last: Math.round(Math.max(...last)), bar: Math.round(document.querySelector('.transport').getBoundingClientRect().top) };
+  });
+  ok(end.last <= end.bar, `375 px: at the end of the page the last panel (ends at ${end.last}px) is above the bar (${end.bar}px)`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('phone');
   // Longer English words, the technical view and the lessons do not widen the page either.
