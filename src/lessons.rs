@@ -264,7 +264,7 @@ pub const MISCONCEPTIONS: &[Misconception] = &[
             en: "The relay scans the table in order, so one order's messages arrive in order by themselves.",
         },
         truth: Bilingual {
-            zh: "扫描按 next_retry_at 排序：一条消息发送失败退避后，同一订单后面的步骤（支付、发货）先到期、先发出，消费端先处理了“支付”。要保序，就在前一步还没发出时扣住后面的（ordering=per_key，代价是每一步多等一轮扫描），或者消费端按版本处理、提前到的先暂存；CDC 按提交顺序读日志，本来就保序。",
+            zh: "扫描按 next_retry_at 排序：一条消息发送失败退避后，同一订单后面的步骤（支付、发货）先到期、先发出，消费端先处理了「支付」。要保序，就在前一步还没发出时扣住后面的（ordering=per_key，代价是每一步多等一轮扫描），或者消费端按版本处理、提前到的先暂存；CDC 按提交顺序读日志，本来就保序。",
             en: "The scan orders by next_retry_at: once a message fails and backs off, the order's later steps (paid, shipped) come due first and go out first, and the consumer applies \"paid\" before \"created\". To keep order, hold a key's later messages while an earlier one is unsent (ordering=per_key: each step then waits a scan longer), or apply by version on the consumer and park early arrivals; a CDC relay reads the log in commit order and keeps it anyway.",
         },
         show_me: ShowMe { scenario: "per-key-ordering", sets: &[] },
@@ -445,11 +445,11 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
     InterviewQuestion {
         id: "out-of-order",
         question: Bilingual {
-            zh: "重试之后，一笔订单的“已支付”消息比“已创建”先到了消费端。为什么？怎么办？",
+            zh: "重试之后，一笔订单的「已支付」消息比「已创建」先到了消费端。为什么？怎么办？",
             en: "After a retry, an order's \"paid\" message reached the consumer before its \"created\" one. Why, and what do you do?",
         },
         answer: Bilingual {
-            zh: "本地消息表只保证每条消息至少送达一次，不保证同一订单的消息之间的顺序：“已创建”发送失败、退避一分钟，这期间提交的“已支付”先到期，先被扫走。办法：一是发送端保序，前一步还是 PENDING 就扣住后面的步骤（WHERE NOT EXISTS …），按订单分片、按订单键分区，代价是延迟；二是消费端按版本号处理，提前到的先暂存或重试；用 CDC 读日志则天然按提交顺序。",
+            zh: "本地消息表只保证每条消息至少送达一次，不保证同一订单的消息之间的顺序：「已创建」发送失败、退避一分钟，这期间提交的「已支付」先到期，先被扫走。办法：一是发送端保序，前一步还是 PENDING 就扣住后面的步骤（WHERE NOT EXISTS …），按订单分片、按订单键分区，代价是延迟；二是消费端按版本号处理，提前到的先暂存或重试；用 CDC 读日志则天然按提交顺序。",
             en: "The outbox promises each message at least once, not an order between one order's messages: \"created\" failed and backs off a minute, \"paid\" committed meanwhile comes due first and the next scan takes it. Either keep order on the way out (hold a step while the one before it is PENDING: WHERE NOT EXISTS …; shard and partition by order key), paying in latency, or apply by version on the consumer and park or retry early arrivals; a CDC relay reads the log in commit order anyway.",
         },
         show_me: ShowMe { scenario: "per-key-ordering", sets: &["ordering=per_key"] },
@@ -488,7 +488,7 @@ pub const AI_SCENARIO: AiScenario = AiScenario {
         en: "An AI agent's refund tool call: side effects must be idempotent too",
     },
     story: Bilingual {
-        zh: "客服智能体决定给顾客退款。它的运行时在同一个本地事务里记下这一步（对话状态）和一条“调用退款工具”的消息；投递任务把消息交给支付工作者。模型超时会重试、队列会重投、工作者会在调用后崩溃——同一个 tool_call_id 可能到达好几次。支付侧以 tool_call_id 为去重键，保证每次决策只退一次款。",
+        zh: "客服智能体决定给顾客退款。它的运行时在同一个本地事务里记下这一步（对话状态）和一条「调用退款工具」的消息；投递任务把消息交给支付工作者。模型超时会重试、队列会重投、工作者会在调用后崩溃——同一个 tool_call_id 可能到达好几次。支付侧以 tool_call_id 为去重键，保证每次决策只退一次款。",
         en: "A support agent decides to refund a customer. Its runtime records the step (the conversation state) and a \"call the refund tool\" message in one local transaction; the relay hands the message to the payments worker. Model timeouts retry, the queue redelivers, the worker crashes after the call — one tool_call_id may arrive several times. The payments side deduplicates on tool_call_id, so each decision refunds exactly once.",
     },
     mapping: Bilingual {
@@ -557,7 +557,7 @@ pub const WALKTHROUGH: Walkthrough = Walkthrough {
         },
     ],
     outro: Bilingual {
-        zh: "换成 lock=for_update、skip_locked 或 cas，同样的检查走完每一种顺序也找不到违例（2 笔订单、2 个中继、5 种消息路上的故障：for_update 101,493 个状态，skip_locked 41,813 个，cas 28,483 个）。在“每一种顺序”视图里，可以对屏幕上的配置亲手跑一遍。",
+        zh: "换成 lock=for_update、skip_locked 或 cas，同样的检查走完每一种顺序也找不到违例（2 笔订单、2 个中继、5 种消息路上的故障：for_update 101,493 个状态，skip_locked 41,813 个，cas 28,483 个）。在「每一种顺序」视图里，可以对屏幕上的配置亲手跑一遍。",
         en: "With lock=for_update, skip_locked or cas, the same check walks every ordering and finds no violation (2 orders, 2 relays, the 5 faults on the message's way: 101,493 states for for_update, 41,813 for skip_locked, 28,483 for cas). The \"Every ordering\" view runs it on the configuration on screen.",
     },
 };

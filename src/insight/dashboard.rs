@@ -847,7 +847,7 @@ fn histogram(req: &Request, samples: &[Sample], at: Option<usize>) -> Html {
     let more = html!(
         "<p class=axis-note>{}</p><ul class=legend><li><span class=\"swatch s6\"></span>{}</li></ul>",
         req.t(
-            "横轴：重试次数（最后一栏为“不少于”）；纵轴：行数",
+            "横轴：重试次数（最后一栏为「不少于」）；纵轴：行数",
             "x: retry count (the last bar is \"at least\"); y: rows"
         ),
         req.t("PENDING 行", "PENDING rows")

@@ -212,7 +212,7 @@ pub fn body(req: &mut Request) -> Html {
                 "<p class=verdict data-testid=check-verdict data-outcome=violation><strong>{}{}</strong> — {} {} {}</p><p>{}</p>",
                 req.t("违例：", "Violation: "),
                 match broken_zh(kind).filter(|_| req.zh()) {
-                    Some(words) => format!("破坏了“{words}”（{kind}）"),
+                    Some(words) => format!("破坏了「{words}」（{kind}）"),
                     None => kind.to_string(),
                 },
                 req.t("最短路径", "shortest path:"),
@@ -314,7 +314,7 @@ mod tests {
         assert!(broken.contains("data-outcome=violation"), "{broken}");
         assert!(broken.contains("concurrent_publish"), "{broken}");
         // What it breaks, in the checks panel's words (the kind's code after them).
-        assert!(broken.contains("违例：破坏了“独占：一行只由一个中继发送”（concurrent_publish）"), "{broken}");
+        assert!(broken.contains("违例：破坏了「独占：一行只由一个中继发送」（concurrent_publish）"), "{broken}");
         // Its finding in Chinese, as the page is.
         assert!(broken.contains("中继 0 和 1 都发布了消息") || broken.contains("中继 1 和 0 都发布了消息"), "{broken}");
         // The replay button opens the checker's run with its path, in the lab's language.

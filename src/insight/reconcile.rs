@@ -290,7 +290,7 @@ fn no_gaps(req: &Request, lab: &Simulation) -> Html {
     html_write!(
         s,
         "<p><button data-go=\"?scenario=reconcile-compensate\" data-testid=try-reconcile>{}</button></p>",
-        req.t("打开“打烊对账”场景（会丢单）", "Open the closing-time scenario (it loses orders)")
+        req.t("打开「打烊对账」场景（会丢单）", "Open the closing-time scenario (it loses orders)")
     );
     s
 }
