@@ -387,8 +387,9 @@ pub fn LabPage(
             <div class="notices"><Notices lab=lab/></div>
             <Loading lab=lab/>
             <Controls lab=lab/>
-            // The stage and what it shows now: on a phone the caption stays in view at the
-            // bottom of the screen while the stage (taller than the screen) scrolls by.
+            // The stage and what it shows now: on a phone the caption goes above the stage and
+            // stays in view at the top of the screen while the stage (taller than the screen)
+            // scrolls by (style/lab.css).
             <div class="show">
                 <Scene lab=lab/>
                 <p class="caption" data-testid="caption" aria-live=move || if lab.playing.get() { "off" } else { "polite" }>

@@ -539,10 +539,10 @@ await shot('lessons-en-ai');
     `375 px: a step from the bar while the stage is in view moves the caption on ("${before}" → "${await text('caption')}")`);
   const end = await page.evaluate(() => {
     window.scrollTo(0, document.documentElement.scrollHeight);
-    const last = [...document.querySelectorAll('.panels > .col > *')].map((e) => e.getBoundingClientRect().bottom);
+    const last = [...document.querySelector('[data-testid=lab]').children].map((e) => e.getBoundingClientRect().bottom);
     return { last: Math.round(Math.max(...last)), bar: Math.round(document.querySelector('.transport').getBoundingClientRect().top) };
   });
-  ok(end.last <= end.bar, `375 px: at the end of the page the last panel (ends at ${end.last}px) is above the bar (${end.bar}px)`);
+  ok(end.last <= end.bar, `375 px: at the end of the page the lab's last part (ends at ${end.last}px) is above the bar (${end.bar}px)`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('phone');
   // Longer English words, the technical view and the lessons do not widen the page either.
@@ -552,6 +552,8 @@ await shot('lessons-en-ai');
   await page.waitForSelector('[data-testid=lessons-body]');
   w = await wide();
   ok(w <= 375, `375×740 in English, technical, lessons open: no horizontal page scroll (scrollWidth ${w})`);
+  const bar = await page.$eval('.transport', (b) => Math.round(b.getBoundingClientRect().height));
+  ok(bar < 60, `375 px in English: the transport bar is one line (${bar} px tall)`);
   // A long run's position line in English ("event #201 / #541 · sim time 1:00:00.000") wraps
   // inside the controls instead of running past their edge.
   await page.goto(`${url}?scenario=outage-dead-letters&step=202&lang=en`);
