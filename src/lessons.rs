@@ -410,7 +410,7 @@ pub const INTERVIEW_QUESTIONS: &[InterviewQuestion] = &[
             en: "How does the local message table differ from log-based CDC, such as Debezium's outbox pattern?",
         },
         answer: Bilingual {
-            zh: "写法相同：业务行和消息行同一事务提交。区别在投递：本地消息表由应用轮询扫描表；CDC 读数据库的提交日志，延迟更低、不给表加扫描压力，但多了一套组件要运维。CDC 还可以在同一事务里插入后立刻删除消息行（Debezium 的做法）：表始终是空的，日志里留着 INSERT，不用扫描、索引和归档，只是没有行可标记“完成”，对账只能拿订单和消费结果比。两者下游都至少一次，消费端都要幂等。",
+            zh: "写法相同：业务行和消息行同一事务提交。区别在投递：本地消息表由应用轮询扫描表；CDC 读数据库的提交日志，延迟更低、不给表加扫描压力，但多了一套组件要运维。CDC 还可以在同一事务里插入后立刻删除消息行（Debezium 的做法）：表始终是空的，日志里留着 INSERT，不用扫描、索引和归档，只是没有行可标记「完成」，对账只能拿订单和消费结果比。两者下游都至少一次，消费端都要幂等。",
             en: "The write is the same: business row and message row in one transaction. The difference is delivery: the local message table polls the table from the application; CDC tails the database's commit log, with lower latency and no scan load, but one more system to run. With CDC the transaction may even delete the message row right after inserting it (the Debezium way): the table stays empty while the log keeps the INSERT, so there is nothing to scan, index or archive, but no row to mark done either, and reconciliation compares orders with effects. Both are at-least-once downstream, so both need an idempotent consumer.",
         },
         show_me: ShowMe { scenario: "cdc-relay", sets: &[] },

@@ -1209,4 +1209,18 @@ async fn a_setting_of_one_reads_in_the_singular() {
         line.starts_with("⚠ Alert: backlog at ") && line.ends_with(" rows, above the threshold of 1 row"),
         "{line}"
     );
+    // A ticket that goes dead at its first failure (max_retries=0).
+    let interventions =
+        vec![Intervention { after_events: 0, command: Command::Set { key: "max_retries".into(), value: "0".into() } }];
+    let m = mount(
+        UrlState { lang: Lang::En, interventions: interventions.clone(), ..state("outage-dead-letters") },
+        vec![],
+        None,
+    );
+    loaded(&m).await;
+    let sim = RunSpec { interventions, ..RunSpec::builtin("outage-dead-letters", 1).unwrap() }.play().unwrap();
+    let dead =
+        sim.events().iter().position(|e| matches!(e.kind, EventKind::MessageDead { retry_count: 1, .. })).unwrap();
+    m.scrub(dead + 1).await;
+    assert!(m.current_line().contains(" failed 1×: it goes to the dead-letter tray"), "{}", m.current_line());
 }

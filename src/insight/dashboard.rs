@@ -295,7 +295,11 @@ fn thresholds_note(req: &Request, t: &Thresholds) -> Html {
         "<p class=dash-note data-testid=dash-thresholds>{} {} &gt; {} · {} &gt; {} · {} &gt; {}</p>",
         req.t("告警阈值：", "Thresholds:"),
         req.t("积压", "backlog"),
-        if t.backlog > 0 { format!("{} {}", t.backlog, req.t("行", "rows")) } else { off.to_string() },
+        if t.backlog > 0 {
+            format!("{} {}", t.backlog, req.t("行", if t.backlog == 1 { "row" } else { "rows" }))
+        } else {
+            off.to_string()
+        },
         req.t("一致性窗口 p99", "consistency window p99"),
         if t.p99_ms > 0 { duration(t.p99_ms as f64) } else { off.to_string() },
         req.t("投递失败率", "publish failure rate"),
@@ -1099,6 +1103,10 @@ mod tests {
         assert!(body.contains("data-testid=no-alerts"));
         assert!(!body.contains("class=threshold "));
         assert!(body.contains("backlog &gt; off"));
+        let body = body_of("insight=dashboard&backlog=1\n?scenario=mq-outage-backoff&lang=en");
+        assert!(body.contains("backlog &gt; 1 row") && !body.contains("1 rows"), "one row, in the singular");
+        let body = body_of("insight=dashboard&backlog=2\n?scenario=mq-outage-backoff&lang=en");
+        assert!(body.contains("backlog &gt; 2 rows"));
     }
 
     #[test]

@@ -554,8 +554,8 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             match (zh, m) {
                 (true, true) => format!("{k} 试了 {retry_count} 次仍送不出去，放进死信托盘，等人来处理"),
                 (true, false) => format!("超过重试上限（第 {retry_count} 次失败）：消息 {msg_id} 置为 DEAD，交给人工或补偿任务"),
-                (false, true) => format!("Ticket {k} failed {retry_count} times: it goes to the dead-letter tray for a person"),
-                (false, false) => format!("Retry limit exceeded ({retry_count} failures): message {msg_id} is DEAD, for a person or a compensation job"),
+                (false, true) => format!("Ticket {k} failed {retry_count}×: it goes to the dead-letter tray for a person"),
+                (false, false) => format!("Retry limit exceeded ({retry_count} failure(s)): message {msg_id} is DEAD, for a person or a compensation job"),
             }
         }
         RelayBatchFinished { published, failed, .. } => match (zh, m) {
@@ -618,7 +618,7 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         AckLost { delivery_id, msg_id } => {
             let k = key_of(*msg_id);
             match (zh, m) {
-                (true, true) => format!("后厨喊了「收到」，可卷帘拉着没人听见：{k} 之后还会再来"),
+                (true, true) => format!("后厨喊了“收到”，可卷帘拉着没人听见：{k} 之后还会再来"),
                 (true, false) => format!("ACK 丢失（MQ 不可用）：投递 {delivery_id}（{k}）超时后会重投"),
                 (false, true) => format!("The kitchen calls \"got it\" but the shutter is down: {k} will come again"),
                 (false, false) => {
@@ -646,7 +646,7 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         MessageAcked { delivery_id, msg_id } => {
             let k = key_of(*msg_id);
             match (zh, m) {
-                (true, true) => format!("后厨回话「收到」，窗口划掉 {k}"),
+                (true, true) => format!("后厨回话“收到”，窗口划掉 {k}"),
                 (true, false) => format!("消费者 ACK 投递 {delivery_id}（{k}），MQ 删除这条消息"),
                 (false, true) => format!("The kitchen calls \"got it\"; the window crosses out {k}"),
                 (false, false) => format!("The consumer acks delivery {delivery_id} ({k}); the MQ drops the message"),
@@ -710,7 +710,7 @@ fn consumer_line(w: Words, e: &Event) -> String {
             }
         }
         DuplicateSkipped { biz_key, .. } => match (zh, m) {
-            (true, true) => format!("订单钉上已经有 {biz_key}：这是重复单，扔进废纸篓，只回话「收到」"),
+            (true, true) => format!("订单钉上已经有 {biz_key}：这是重复单，扔进废纸篓，只回话“收到”"),
             (true, false) => {
                 format!("INSERT … ON CONFLICT DO NOTHING 影响 0 行：{biz_key} 已处理过，跳过业务，只做确认")
             }

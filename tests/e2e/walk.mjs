@@ -543,6 +543,20 @@ await shot('lessons-en-ai');
     return { last: Math.round(Math.max(...last)), bar: Math.round(document.querySelector('.transport').getBoundingClientRect().top) };
   });
   ok(end.last <= end.bar, `375 px: at the end of the page the lab's last part (ends at ${end.last}px) is above the bar (${end.bar}px)`);
+  // Keyboard only: no control Tab reaches is left under the bar.
+  await page.evaluate(() => { window.scrollTo(0, 0); document.activeElement?.blur(); });
+  const under = [];
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    const r = await page.evaluate(() => {
+      const a = document.activeElement;
+      if (!a || a === document.body || a.closest('.transport')) return null;
+      const [box, bar] = [a.getBoundingClientRect(), document.querySelector('.transport').getBoundingClientRect()];
+      return box.bottom > bar.top ? `${a.dataset.testid || a.textContent.slice(0, 20)} ends at ${Math.round(box.bottom)}px` : null;
+    });
+    if (r) under.push(r);
+  }
+  ok(under.length === 0, `375 px: 60 Tabs, no focused control under the bar${under.length ? `: ${under.join(', ')}` : ''}`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('phone');
   // Longer English words, the technical view and the lessons do not widen the page either.
@@ -552,8 +566,13 @@ await shot('lessons-en-ai');
   await page.waitForSelector('[data-testid=lessons-body]');
   w = await wide();
   ok(w <= 375, `375×740 in English, technical, lessons open: no horizontal page scroll (scrollWidth ${w})`);
-  const bar = await page.$eval('.transport', (b) => Math.round(b.getBoundingClientRect().height));
-  ok(bar < 60, `375 px in English: the transport bar is one line (${bar} px tall)`);
+  // Playing, its button reads "❚❚ Pause", wider than "▶ Play": nothing in the bar moves.
+  const bar = () => page.$eval('.transport', (b) => [Math.round(b.getBoundingClientRect().height), ...[...b.children].map((c) => Math.round(c.getBoundingClientRect().left))]);
+  const paused = await bar();
+  await page.click('[data-testid=play]');
+  const playing = await bar();
+  await page.click('[data-testid=play]');
+  ok(paused[0] < 60 && playing.join() === paused.join(), `375 px in English: the transport bar is one line and stays put while playing (${paused} / ${playing})`);
   // A long run's position line in English ("event #201 / #541 · sim time 1:00:00.000") wraps
   // inside the controls instead of running past their edge.
   await page.goto(`${url}?scenario=outage-dead-letters&step=202&lang=en`);
