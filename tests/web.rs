@@ -1171,56 +1171,38 @@ async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
 }
 
 /// A setting told in the restaurant's words reads right with a count of 1 ("at most 1
-/// tickets per trip" did not).
+/// tickets per trip" did not), and so do an alert and a dead letter at 1.
 #[wasm_bindgen_test]
 async fn a_setting_of_one_reads_in_the_singular() {
-    let set =
-        |key: &str| Intervention { after_events: 0, command: Command::Set { key: key.into(), value: "1".into() } };
+    // `scenario` in English with `key` set to `value` before anything ran, on the page and
+    // played here, at the line of the first event `wanted` picks.
+    async fn line_at(scenario: &str, key: &str, value: &str, wanted: impl Fn(&EventKind) -> bool) -> String {
+        let interventions =
+            vec![Intervention { after_events: 0, command: Command::Set { key: key.into(), value: value.into() } }];
+        let m =
+            mount(UrlState { lang: Lang::En, interventions: interventions.clone(), ..state(scenario) }, vec![], None);
+        loaded(&m).await;
+        let sim = RunSpec { interventions, ..RunSpec::builtin(scenario, 1).unwrap() }.play().unwrap();
+        let at = sim.events().iter().position(|e| wanted(&e.kind)).unwrap();
+        m.scrub(at + 1).await;
+        m.current_line()
+    }
     for (key, words) in [
         ("batch_size", "[setting] Tickets per trip for the runner: at most 1"),
         ("max_retries", "[setting] Retries per ticket: at most 1, then the dead-letter tray"),
     ] {
-        let interventions = vec![set(key)];
-        let m = mount(
-            UrlState { lang: Lang::En, interventions: interventions.clone(), ..state("seed-demo") },
-            vec![],
-            None,
-        );
-        loaded(&m).await;
-        let sim = RunSpec { interventions, ..RunSpec::builtin("seed-demo", 1).unwrap() }.play().unwrap();
-        let at = sim
-            .events()
-            .iter()
-            .position(|e| matches!(&e.kind, EventKind::Injected(Injection::ConfigChanged { key: k, .. }) if k == key))
-            .unwrap();
-        m.scrub(at + 1).await;
-        assert_eq!(m.current_line(), words);
+        let set =
+            |kind: &EventKind| matches!(kind, EventKind::Injected(Injection::ConfigChanged { key: k, .. }) if k == key);
+        assert_eq!(line_at("seed-demo", key, "1", set).await, words);
     }
     // An alert on a backlog over one row.
-    let interventions = vec![set("alert_backlog_rows")];
-    let m =
-        mount(UrlState { lang: Lang::En, interventions: interventions.clone(), ..state("seed-demo") }, vec![], None);
-    loaded(&m).await;
-    let sim = RunSpec { interventions, ..RunSpec::builtin("seed-demo", 1).unwrap() }.play().unwrap();
-    let raised = sim.events().iter().position(|e| matches!(e.kind, EventKind::AlertRaised { .. })).unwrap();
-    m.scrub(raised + 1).await;
-    let line = m.current_line();
+    let line = line_at("seed-demo", "alert_backlog_rows", "1", |k| matches!(k, EventKind::AlertRaised { .. })).await;
     assert!(
         line.starts_with("⚠ Alert: backlog at ") && line.ends_with(" rows, above the threshold of 1 row"),
         "{line}"
     );
     // A ticket that goes dead at its first failure (max_retries=0).
-    let interventions =
-        vec![Intervention { after_events: 0, command: Command::Set { key: "max_retries".into(), value: "0".into() } }];
-    let m = mount(
-        UrlState { lang: Lang::En, interventions: interventions.clone(), ..state("outage-dead-letters") },
-        vec![],
-        None,
-    );
-    loaded(&m).await;
-    let sim = RunSpec { interventions, ..RunSpec::builtin("outage-dead-letters", 1).unwrap() }.play().unwrap();
-    let dead =
-        sim.events().iter().position(|e| matches!(e.kind, EventKind::MessageDead { retry_count: 1, .. })).unwrap();
-    m.scrub(dead + 1).await;
-    assert!(m.current_line().contains(" failed 1×: it goes to the dead-letter tray"), "{}", m.current_line());
+    let dead = |k: &EventKind| matches!(k, EventKind::MessageDead { retry_count: 1, .. });
+    let line = line_at("outage-dead-letters", "max_retries", "0", dead).await;
+    assert!(line.contains(" failed 1×: it goes to the dead-letter tray"), "{line}");
 }
