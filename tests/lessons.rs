@@ -85,7 +85,7 @@ fn the_ai_scenario_refunds_each_tool_call_once_and_twice_without_dedup() {
 /// the link's cursor is on.
 #[test]
 fn the_walkthrough_replays_its_counterexample_on_the_stage() {
-    let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html")).unwrap();
+    let file = std::fs::read_to_string("assets/lessons.html").unwrap();
     let links: Vec<&str> = file
         .split("data-go=\"")
         .skip(1)

@@ -8,7 +8,11 @@ use outbox_lab::lessons::{
 };
 use outbox_lab::sim::scenario;
 
-const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/lessons.html");
+/// Relative: `cargo test` runs a test in its package's folder. A path built in at compile time
+/// (`env!("CARGO_MANIFEST_DIR")`) names the checkout the binary was built in, and two
+/// checkouts sharing one target directory (CI's fresh clone and this one) can run each
+/// other's binary.
+const PATH: &str = "assets/lessons.html";
 
 use outbox_lab::markup::Html;
 use outbox_lab::{html, html_write};
