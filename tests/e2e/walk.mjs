@@ -591,6 +591,12 @@ await shot('lessons-en-ai');
   w = await wide();
   const tallest = await page.$$eval('[data-testid=notice] li', (items) => Math.max(...items.map((li) => li.getBoundingClientRect().height)));
   ok(w <= 375 && tallest > 0 && tallest < 200, `375 px, a link with 17,000 characters of values: no sideways scroll (scrollWidth ${w}), each notice at most ${Math.round(tallest)} px tall`);
+  // Up to 600 px the phone drawing grows no larger than on a big phone (it was 2,200 px tall).
+  await page.setViewportSize({ width: 600, height: 900 });
+  await page.goto(`${url}?scenario=seed-demo&step=13`);
+  await page.waitForSelector('svg.scene[data-layout=phone]');
+  const drawing = await page.$eval('svg.scene', (s) => { const r = s.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; });
+  ok(drawing[0] <= 420 && drawing[1] < 1700, `600 px: the phone drawing is ${drawing[0]}×${drawing[1]} px`);
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
