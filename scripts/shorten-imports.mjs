@@ -11,7 +11,7 @@
 // name must occur exactly once in the glue, or the hook fails the build saying which.
 // `node scripts/shorten-imports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports.
 import { readFileSync, writeFileSync } from "node:fs";
-import { failWith, readLeb as readLebWith, leb, runOnPage } from "./wasm-glue.mjs";
+import { failWith, readLeb as readLebWith, leb, nameBytes, readName, rewriteSections, runOnPage } from "./wasm-glue.mjs";
 
 const fail = failWith("shorten-imports");
 const readLeb = (bytes, at) => readLebWith(bytes, at, fail);
@@ -37,48 +37,33 @@ function skipImportKind(bytes, at) {
 
 // The wasm with shorter import names, and the renames made.
 export function shorten(wasm) {
-  const utf8 = new TextDecoder(), encode = (s) => [...new TextEncoder().encode(s)];
-  if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61) fail("not a wasm module");
-  const out = [...wasm.subarray(0, 8)];
   const renames = new Map();
-  let at = 8;
-  while (at < wasm.length) {
-    const id = wasm[at++];
-    let size;
-    [size, at] = readLeb(wasm, at);
-    let body = wasm.subarray(at, at + size);
-    if (id === 2) {
-      let p = 0, count, used = new Set(), seen = new Set();
-      [count, p] = readLeb(body, p);
-      const section = leb(count);
-      for (let i = 0; i < count; i++) {
-        let len;
-        [len, p] = readLeb(body, p);
-        const module = body.subarray(p, p + len);
-        p += len;
-        [len, p] = readLeb(body, p);
-        const name = utf8.decode(body.subarray(p, p + len));
-        p += len;
-        if (seen.has(name)) fail(`'${name}' is imported twice`);
-        seen.add(name);
-        const start = p;
-        p = skipImportKind(body, p);
-        const base = name.replace(/_[0-9a-f]{16}$/, "");
-        let short = base;
-        for (let n = 2; used.has(short); n++) short = `${base}_${n}`;
-        used.add(short);
-        if (short !== name) renames.set(name, short);
-        section.push(...leb(module.length), ...module, ...leb(encode(short).length), ...encode(short));
-        section.push(...body.subarray(start, p));
-      }
-      if (p !== body.length) fail("the wasm's import section has bytes after its imports");
-      body = Uint8Array.from(section);
+  const [shortened] = rewriteSections(wasm, 2, (body) => {
+    let p = 0, count, used = new Set(), seen = new Set();
+    [count, p] = readLeb(body, p);
+    const section = leb(count);
+    for (let i = 0; i < count; i++) {
+      let len, name;
+      [len, p] = readLeb(body, p);
+      const module = body.subarray(p, p + len);
+      p += len;
+      [name, p] = readName(body, p, fail);
+      if (seen.has(name)) fail(`'${name}' is imported twice`);
+      seen.add(name);
+      const start = p;
+      p = skipImportKind(body, p);
+      const base = name.replace(/_[0-9a-f]{16}$/, "");
+      let short = base;
+      for (let n = 2; used.has(short); n++) short = `${base}_${n}`;
+      used.add(short);
+      if (short !== name) renames.set(name, short);
+      section.push(...leb(module.length), ...module, ...nameBytes(short));
+      section.push(...body.subarray(start, p));
     }
-    out.push(id, ...leb(body.length));
-    for (const b of body) out.push(b);
-    at += size;
-  }
-  return [Uint8Array.from(out), renames];
+    if (p !== body.length) fail("the wasm's import section has bytes after its imports");
+    return section;
+  }, fail);
+  return [shortened, renames];
 }
 
 // The glue with the same renames; each old name must be there exactly once.

@@ -22,7 +22,7 @@
 // `node scripts/trim-exports.mjs --check FILE.wasm FILE.js` rewrites nothing and reports; it
 // reads wasm-bindgen's own output (target/wasm-bindgen/release/), not dist/'s, already cut.
 import { readFileSync, writeFileSync } from "node:fs";
-import { failWith, readLeb as readLebWith, leb, runOnPage } from "./wasm-glue.mjs";
+import { failWith, readLeb as readLebWith, leb, nameBytes, readName, rewriteSections, runOnPage } from "./wasm-glue.mjs";
 
 const STREAM_CLASSES = ["IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource"];
 
@@ -55,54 +55,39 @@ export function dropStreamClasses(js) {
 // The wasm's export section rewritten: exports the glue does not call are left out, hashed
 // names shortened. Returns the wasm, the names left out and the renames.
 export function trimExports(wasm, js) {
-  const utf8 = new TextDecoder(), encode = (s) => [...new TextEncoder().encode(s)];
-  if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61) fail("not a wasm module");
   if (/\bwasm\[/.test(js)) fail("the glue reaches the wasm's exports as wasm[…]: cannot tell which it calls");
   const called = new Set([...js.matchAll(/\bwasm\.([A-Za-z0-9_$]+)/g)].map((m) => m[1]));
   if (!called.has("__wbindgen_start") || !called.has("memory")) fail("the glue does not call wasm.__wbindgen_start and wasm.memory: is it wasm-bindgen's?");
-  const out = [wasm.subarray(0, 8)];
   const dropped = [], renames = new Map();
-  let at = 8, sections = 0;
-  while (at < wasm.length) {
-    const id = wasm[at++];
-    let size;
-    [size, at] = readLeb(wasm, at);
-    let body = wasm.subarray(at, at + size);
-    if (id === 7) {
-      sections++;
-      let p = 0, count, kept = 0, used = new Set();
-      [count, p] = readLeb(body, p);
-      const entries = [];
-      for (let i = 0; i < count; i++) {
-        let len;
-        [len, p] = readLeb(body, p);
-        const name = utf8.decode(body.subarray(p, p + len));
-        p += len;
-        const start = p;
-        p += 1; // the kind
-        [, p] = readLeb(body, p);
-        if (!called.has(name)) {
-          dropped.push(name);
-          continue;
-        }
-        const base = name.replace(/_h[0-9a-f]{16}(_\d+)?$/, "");
-        let short = name;
-        if (base !== name) {
-          for (let n = 1; (short = `${base}_${n}`), called.has(short) || used.has(short); n++);
-          renames.set(name, short);
-        }
-        used.add(short);
-        entries.push(...leb(encode(short).length), ...encode(short), ...body.subarray(start, p));
-        kept++;
+  const [trimmed, sections] = rewriteSections(wasm, 7, (body) => {
+    let p = 0, count, kept = 0, used = new Set();
+    [count, p] = readLeb(body, p);
+    const entries = [];
+    for (let i = 0; i < count; i++) {
+      let name;
+      [name, p] = readName(body, p, fail);
+      const start = p;
+      p += 1; // the kind
+      [, p] = readLeb(body, p);
+      if (!called.has(name)) {
+        dropped.push(name);
+        continue;
       }
-      if (p !== body.length) fail("the wasm's export section has bytes after its exports");
-      body = Uint8Array.from([...leb(kept), ...entries]);
+      const base = name.replace(/_h[0-9a-f]{16}(_\d+)?$/, "");
+      let short = name;
+      if (base !== name) {
+        for (let n = 1; (short = `${base}_${n}`), called.has(short) || used.has(short); n++);
+        renames.set(name, short);
+      }
+      used.add(short);
+      entries.push(...nameBytes(short), ...body.subarray(start, p));
+      kept++;
     }
-    out.push(Uint8Array.from([id, ...leb(body.length)]), body);
-    at += size;
-  }
+    if (p !== body.length) fail("the wasm's export section has bytes after its exports");
+    return [...leb(kept), ...entries];
+  }, fail);
   if (sections !== 1) fail(`expected one export section, found ${sections}`);
-  return [Buffer.concat(out), dropped, renames];
+  return [trimmed, dropped, renames];
 }
 
 // The glue calling the renamed exports.

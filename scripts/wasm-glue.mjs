@@ -1,6 +1,6 @@
 // What scripts/shorten-imports.mjs and scripts/trim-exports.mjs share: reading and writing the
-// wasm's LEB128 numbers, failing the build with the script's name, and finding the page's wasm
-// and glue (trunk's staging directory in a release build, or two files named after --check).
+// wasm's LEB128 numbers and names, rewriting one kind of section, failing the build with the
+// script's name, and finding the page's wasm and glue (trunk's staging directory in a release build, or two files named after --check).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -34,6 +34,40 @@ export function leb(value) {
     out.push(byte);
   } while (value);
   return out;
+}
+
+// The wasm with each section of kind `id` replaced by `rewrite(body)` (its new bytes), the
+// others as they were; and how many such sections it had.
+export function rewriteSections(wasm, id, rewrite, fail) {
+  if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61) fail("not a wasm module");
+  const out = [wasm.subarray(0, 8)];
+  let at = 8, count = 0;
+  while (at < wasm.length) {
+    const kind = wasm[at++];
+    let size;
+    [size, at] = readLeb(wasm, at, fail);
+    let body = wasm.subarray(at, at + size);
+    if (kind === id) {
+      count++;
+      body = Uint8Array.from(rewrite(body));
+    }
+    out.push(Uint8Array.from([kind, ...leb(body.length)]), body);
+    at += size;
+  }
+  return [Buffer.concat(out), count];
+}
+
+// The UTF-8 name (length first) at `at` in `bytes` and the position after it.
+export function readName(bytes, at, fail) {
+  let len;
+  [len, at] = readLeb(bytes, at, fail);
+  return [new TextDecoder().decode(bytes.subarray(at, at + len)), at + len];
+}
+
+// `name` as a wasm name: its UTF-8 length, then its bytes.
+export function nameBytes(name) {
+  const bytes = new TextEncoder().encode(name);
+  return [...leb(bytes.length), ...bytes];
 }
 
 // Calls `run(wasmPath, jsPath, write)`: on the two files after `--check` without writing, or
