@@ -2,6 +2,7 @@
 //! outbox) pattern, and the browser lab built on it.
 
 pub mod check;
+pub mod english_key;
 pub mod guides;
 pub mod insight;
 pub mod lessons;

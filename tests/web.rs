@@ -60,7 +60,19 @@ impl Drop for Mounted {
     }
 }
 
+/// The English narration the page fetches (`src/ui/english.rs`): the test server does not
+/// serve the file, so the tests hand it over as the page would get it.
+fn install_english() {
+    outbox_lab::ui::english::install(include_str!("../assets/narration.en.txt").to_string());
+}
+
 fn mount(state: UrlState, notices: Vec<String>, spec: Option<RunSpec>) -> Mounted {
+    install_english();
+    mount_as_is(state, notices, spec)
+}
+
+/// [`mount`], with the English narration as it is (installed or not).
+fn mount_as_is(state: UrlState, notices: Vec<String>, spec: Option<RunSpec>) -> Mounted {
     let document = document();
     let host = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&host).unwrap();
@@ -745,6 +757,45 @@ async fn lessons_that_cannot_load_leave_a_notice_and_the_lab_as_it_was() {
     assert!(m.testid("notice").contains("lessons.html"), "{}", m.testid("notice"));
     assert!(m.has("[data-testid=lessons-open]"), "and the learner can try again");
     assert_eq!(m.el("[data-testid=scenario]").unchecked_into::<web_sys::HtmlSelectElement>().value(), "rollback");
+}
+
+#[wasm_bindgen_test]
+async fn english_narration_that_cannot_load_leaves_a_notice_and_the_rest_in_english() {
+    // The test server has no narration.en.txt; the page has none yet either.
+    outbox_lab::ui::english::install(String::new());
+    let m = mount_as_is(UrlState { lang: Lang::En, ..state("seed-demo") }, vec![], None);
+    settle().await;
+    for _ in 0..50 {
+        if m.has("[data-testid=notice]") {
+            break;
+        }
+        wait_ms(20).await;
+    }
+    let notice = m.testid("notice");
+    install_english();
+    assert!(notice.contains("narration.en.txt"), "{notice}");
+    m.scrub(5).await;
+    assert_eq!(m.testid("label-cashier"), "Cashier", "the labels are in the first load");
+    assert_eq!(m.current_line(), outbox_lab::ui::english::MISSING, "a sentence that has not come");
+}
+
+#[wasm_bindgen_test]
+async fn every_english_sentence_of_every_scenario_is_in_the_fetched_file() {
+    use outbox_lab::ui::i18n::{narrate, Words};
+    install_english();
+    for id in outbox_lab::sim::scenario::IDS {
+        let scenario = outbox_lab::sim::scenario::find(id).unwrap();
+        let mut sim = outbox_lab::sim::Simulation::new(&scenario, scenario.config.clone(), 7).unwrap();
+        sim.run_to_end();
+        for vocab in [Vocab::Metaphor, Vocab::Tech] {
+            let w = Words { lang: Lang::En, vocab };
+            for e in sim.events() {
+                let line = narrate(w, e, &|id| format!("#{id}"));
+                let missing = line.is_empty() || line.contains(outbox_lab::ui::english::MISSING);
+                assert!(!missing, "{id}, event {} ({}): {line:?}", e.seq, e.kind.name());
+            }
+        }
+    }
 }
 
 #[wasm_bindgen_test]

@@ -38,6 +38,9 @@ pub struct Lab {
     pub frame: Memo<Frame>,
     /// A run being played in slices: (permille done, events so far).
     pub loading: RwSignal<Option<(u32, usize)>>,
+    /// The English narration has come (`english.rs`): a page speaking English says its
+    /// sentences again when it does.
+    pub english: RwSignal<bool>,
     /// The number of the latest play job (a newer one, or cancel, makes older ones stop).
     job: StoredValue<u64>,
     /// The number of the latest autoplay loop (likewise).
@@ -133,6 +136,7 @@ impl Lab {
             notices: RwSignal::new(notices),
             frame,
             loading: RwSignal::new(None),
+            english: RwSignal::new(false),
             job: StoredValue::new(0),
             play_loop: StoredValue::new(0),
             stage: NodeRef::new(),
@@ -140,6 +144,18 @@ impl Lab {
             panel: state.panel,
             history: history && !state.embed,
         };
+        // The English narration is fetched the first time the page speaks English.
+        Effect::new(move |_| {
+            if lab.lang.get() == Lang::En && !super::english::installed() {
+                fetch_text(super::english::FILE, move |got| match got {
+                    Ok(text) => {
+                        super::english::install(text);
+                        lab.english.set(true);
+                    }
+                    Err(e) => lab.notices.update(|n| n.push(format!("{}: {e}", super::english::FILE))),
+                });
+            }
+        });
         let step = state.step.unwrap_or(0) as usize;
         if let Some(spec) = spec {
             let retry = without_interventions(&spec);
@@ -237,7 +253,11 @@ impl Lab {
     }
 
     pub fn words(&self) -> Words {
-        Words { lang: self.lang.get(), vocab: self.vocab.get() }
+        let lang = self.lang.get();
+        if lang == Lang::En {
+            self.english.track();
+        }
+        Words { lang, vocab: self.vocab.get() }
     }
 
     /// Events in the run (tracked: re-renders when the run changes).

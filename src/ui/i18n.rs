@@ -2,6 +2,8 @@
 //! metaphor, the technical words). Every label and every sentence of narration goes through
 //! here, so the toggles change the whole page at once. All text is written for this lab.
 
+use super::english::{en, En};
+use super::i18n_scale::fill_en;
 use super::timeline::{clock, money, span};
 use crate::sim::event::{DeliveryCause, Event, EventKind, Injection, PublishFailure, RollbackCause, TxFault};
 
@@ -134,6 +136,14 @@ impl Words {
             (Lang::Zh, Vocab::Tech) => zt,
             (Lang::En, Vocab::Metaphor) => em,
             (Lang::En, Vocab::Tech) => et,
+        }
+    }
+
+    /// [`Words::pick`] with the English voices fetched ([`en!`]): only the one chosen is read.
+    pub fn pick_en(self, zm: &'static str, zt: &'static str, em: En, et: En) -> &'static str {
+        match self.lang {
+            Lang::Zh => self.pick(zm, zt, zm, zt),
+            Lang::En => self.pick(em, et, em, et).text(),
         }
     }
 
@@ -306,17 +316,17 @@ fn fault_words(w: Words, f: TxFault) -> &'static str {
 
 fn failure_words(w: Words, c: PublishFailure) -> &'static str {
     match c {
-        PublishFailure::BrokerDown => w.pick(
+        PublishFailure::BrokerDown => w.pick_en(
             "窗口卷帘拉着，没人接",
             "连接被拒绝（MQ 宕机）",
-            "the shutter is down, nobody takes it",
-            "connection refused (MQ down)",
+            en!("the shutter is down, nobody takes it"),
+            en!("connection refused (MQ down)"),
         ),
-        PublishFailure::NotConfirmed => w.pick(
+        PublishFailure::NotConfirmed => w.pick_en(
             "窗口里没人应声",
             "MQ 未在时限内确认",
-            "nobody at the window answers",
-            "the MQ did not confirm in time",
+            en!("nobody at the window answers"),
+            en!("the MQ did not confirm in time"),
         ),
     }
 }
@@ -333,17 +343,17 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
         return line;
     }
     line + match e.kind {
-        EventKind::MessageMarkedSent { .. } => w.pick(
+        EventKind::MessageMarkedSent { .. } => w.pick_en(
             "（收工前别人仍看到「待送」）",
             "；事务未提交，别人仍读到 PENDING",
-            " (others see it unsent until the trip is over)",
-            "; uncommitted: others read PENDING",
+            en!(" (others see it unsent until the trip is over)"),
+            en!("; uncommitted: others read PENDING"),
         ),
-        EventKind::RelayBatchFinished { published: 1.., .. } => w.pick(
+        EventKind::RelayBatchFinished { published: 1.., .. } => w.pick_en(
             "；一并提交：盖的章此刻才让别人看到",
             "；COMMIT：更新此刻可见，行锁释放",
-            "; committed: only now can others see the stamps",
-            "; COMMIT: the updates are visible now, the row locks released",
+            en!("; committed: only now can others see the stamps"),
+            en!("; COMMIT: the updates are visible now, the row locks released"),
         ),
         _ => "",
     }
@@ -390,8 +400,12 @@ fn order_service_line(w: Words, e: &Event) -> String {
             let said = match (zh, m) {
                 (true, true) => format!("收银台接下订单 {biz_key}（{a}），拿起一张复写单"),
                 (true, false) => format!("订单服务 BEGIN 本地事务 #{tx_id}：订单 {biz_key}，金额 {a}"),
-                (false, true) => format!("The cashier takes order {biz_key} ({a}) and picks up a carbon-copy ticket"),
-                (false, false) => format!("Order service BEGINs local transaction #{tx_id}: order {biz_key}, {a}"),
+                (false, true) => {
+                    fill_en(en!("The cashier takes order {0} ({1}) and picks up a carbon-copy ticket"), &[&biz_key, &a])
+                }
+                (false, false) => {
+                    fill_en(en!("Order service BEGINs local transaction #{0}: order {1}, {2}"), &[&tx_id, &biz_key, &a])
+                }
             };
             if *write_ms == 0 {
                 return said;
@@ -399,79 +413,88 @@ fn order_service_line(w: Words, e: &Event) -> String {
             let d = span(*write_ms);
             match zh {
                 true => format!("{said}（用了 {d}：{scans_running} 个扫描在分 CPU）"),
-                false => format!("{said} (it took {d}: {scans_running} scan(s) shared the CPU)"),
+                false => fill_en(en!("{0} (it took {1}: {2} scan(s) shared the CPU)"), &[&said, &d, &scans_running]),
             }
         }
         OrderInserted { order_id, biz_key, .. } => match (zh, m) {
             (true, true) => format!("在复写单上写下订单 {biz_key}：还没落笔确认，别人看不见"),
             (true, false) => format!("INSERT INTO orders（id {order_id}，{biz_key}）：事务未提交，别的会话看不见"),
             (false, true) => {
-                format!("Order {biz_key} is written on the ticket, not yet signed: nobody else can see it")
+                fill_en(en!("Order {0} is written on the ticket, not yet signed: nobody else can see it"), &[&biz_key])
             }
-            (false, false) => {
-                format!("INSERT INTO orders (id {order_id}, {biz_key}): uncommitted, invisible to other sessions")
-            }
+            (false, false) => fill_en(
+                en!("INSERT INTO orders (id {0}, {1}): uncommitted, invisible to other sessions"),
+                &[&order_id, &biz_key],
+            ),
         },
         MessageInserted { msg_id, biz_key, .. } => match (zh, m) {
             (true, true) => format!("同一笔压出存根：票号 {biz_key} 的小票，状态「待送」"),
             (true, false) => format!("同一事务 INSERT INTO outbox：消息 {msg_id}，biz_key {biz_key}，status PENDING"),
-            (false, true) => format!("The same stroke presses the stub: ticket {biz_key}, marked \"to send\""),
-            (false, false) => {
-                format!("Same transaction, INSERT INTO outbox: message {msg_id}, biz_key {biz_key}, status PENDING")
+            (false, true) => {
+                fill_en(en!("The same stroke presses the stub: ticket {0}, marked \"to send\""), &[&biz_key])
             }
+            (false, false) => fill_en(
+                en!("Same transaction, INSERT INTO outbox: message {0}, biz_key {1}, status PENDING"),
+                &[&msg_id, &biz_key],
+            ),
         },
         OrderCommitted { msg_id, biz_key, message_deleted: true, .. } => match (zh, m) {
             (true, true) => format!("落笔签字！订单 {biz_key} 生效；小票已撕，只有复写簿上的底联等抄单员来抄"),
             (true, false) => format!("COMMIT：订单 {biz_key} 可见；消息 {msg_id} 只在 WAL 里（行已在同一事务删除）"),
-            (false, true) => {
-                format!(
-                    "Signed! Order {biz_key} exists; its ticket is torn off, only the carbon copy waits for the clerk"
-                )
-            }
-            (false, false) => {
-                format!("COMMIT: order {biz_key} visible; message {msg_id} only in the WAL (its row deleted in the same transaction)")
-            }
+            (false, true) => fill_en(
+                en!("Signed! Order {0} exists; its ticket is torn off, only the carbon copy waits for the clerk"),
+                &[&biz_key],
+            ),
+            (false, false) => fill_en(
+                en!("COMMIT: order {0} visible; message {1} only in the WAL (its row deleted in the same transaction)"),
+                &[&biz_key, &msg_id],
+            ),
         },
         OrderCommitted { msg_id, biz_key, .. } => match (zh, m) {
             (true, true) => format!("落笔签字！订单 {biz_key} 和它的小票同时生效，小票挂上票夹"),
             (true, false) => format!("COMMIT：订单 {biz_key} 与消息 {msg_id} 同时可见"),
-            (false, true) => {
-                format!("Signed! Order {biz_key} and its ticket exist together; the ticket goes on the rack")
+            (false, true) => fill_en(
+                en!("Signed! Order {0} and its ticket exist together; the ticket goes on the rack"),
+                &[&biz_key],
+            ),
+            (false, false) => {
+                fill_en(en!("COMMIT: order {0} and message {1} become visible together"), &[&biz_key, &msg_id])
             }
-            (false, false) => format!("COMMIT: order {biz_key} and message {msg_id} become visible together"),
         },
         TransactionRolledBack { biz_key, cause, .. } => {
             let why = match cause {
                 RollbackCause::Fault(f) => fault_words(w, *f),
-                RollbackCause::DuplicateBizKey => w.pick(
+                RollbackCause::DuplicateBizKey => w.pick_en(
                     "订单号重复",
                     "唯一索引拒绝了重复的 biz_key",
-                    "the order number is taken",
-                    "the unique index refused a duplicate biz_key",
+                    en!("the order number is taken"),
+                    en!("the unique index refused a duplicate biz_key"),
                 ),
-                RollbackCause::ProcessCrashed => w.pick(
+                RollbackCause::ProcessCrashed => w.pick_en(
                     "收银员晕倒了",
                     "进程崩溃，数据库回滚了未提交的事务",
-                    "the cashier fainted",
-                    "the process died and the database rolled back the open transaction",
+                    en!("the cashier fainted"),
+                    en!("the process died and the database rolled back the open transaction"),
                 ),
             };
             match (zh, m) {
                 (true, true) => format!("出错了（{why}）：整张复写单撕掉，订单 {biz_key} 和小票都不留痕迹"),
                 (true, false) => format!("ROLLBACK（{why}）：订单 {biz_key} 与消息都没有落库"),
-                (false, true) => format!("Something went wrong ({why}): the whole ticket is torn up; neither order {biz_key} nor its stub remains"),
-                (false, false) => format!("ROLLBACK ({why}): neither order {biz_key} nor its message was stored"),
+                (false, true) => fill_en(en!("Something went wrong ({0}): the whole ticket is torn up; neither order {1} nor its stub remains"), &[&why, &biz_key]),
+                (false, false) => fill_en(en!("ROLLBACK ({0}): neither order {1} nor its message was stored"), &[&why, &biz_key]),
             }
         }
         MessageDone { msg_id, biz_key } => match (zh, m) {
             (true, true) => format!("后厨的回执到了收银台：{biz_key} 的存根盖上「完成」"),
             (true, false) => format!("消费方确认送回：UPDATE outbox SET status='DONE'，消息 {msg_id}（{biz_key}）"),
-            (false, true) => {
-                format!("The kitchen's receipt reaches the cashier: the stub of {biz_key} is stamped \"done\"")
-            }
-            (false, false) => {
-                format!("Confirmation received: UPDATE outbox SET status='DONE' for message {msg_id} ({biz_key})")
-            }
+            (false, true) => fill_en(
+                en!("The kitchen's receipt reaches the cashier: the stub of {0} is stamped \"done\""),
+                &[&biz_key],
+            ),
+            (false, false) => fill_en(
+                en!("Confirmation received: UPDATE outbox SET status='DONE' for message {0} ({1})"),
+                &[&msg_id, &biz_key],
+            ),
         },
         // Not this actor's (`narrate` routes only the events above here).
         other => super::i18n_scale::narrate(w, other, &|_| String::new()),
@@ -494,19 +517,21 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (true, true, _, false) => format!("跑堂把整个票夹从头翻到尾（{rows_examined} 张），取走 {k} 张到点的小票"),
                 (true, false, _, true) => format!("中继扫描：沿 (status, next_retry_at) 索引检查 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
                 (true, false, _, false) => format!("中继扫描：没有可用索引，顺序扫描（Seq Scan）整张表 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
-                (false, true, 0, _) => format!("The runner checks the rack ({rows_examined} looked at): nothing due, back empty-handed"),
-                (false, true, _, true) => format!("The runner checks the rack, looks at {rows_examined}, takes {k} due ticket(s)"),
-                (false, true, _, false) => format!("The runner leafs through the whole rack ({rows_examined} tickets) and takes {k} due ticket(s)"),
-                (false, false, _, true) => format!("Relay scan: {rows_examined} row(s) examined through the (status, next_retry_at) index, {k} due PENDING picked"),
-                (false, false, _, false) => format!("Relay scan without the index: a Seq Scan read all {rows_examined} row(s) of the table, {k} due PENDING picked"),
+                (false, true, 0, _) => fill_en(en!("The runner checks the rack ({0} looked at): nothing due, back empty-handed"), &[&rows_examined]),
+                (false, true, _, true) => fill_en(en!("The runner checks the rack, looks at {0}, takes {1} due ticket(s)"), &[&rows_examined, &k]),
+                (false, true, _, false) => fill_en(en!("The runner leafs through the whole rack ({0} tickets) and takes {1} due ticket(s)"), &[&rows_examined, &k]),
+                (false, false, _, true) => fill_en(en!("Relay scan: {0} row(s) examined through the (status, next_retry_at) index, {1} due PENDING picked"), &[&rows_examined, &k]),
+                (false, false, _, false) => fill_en(en!("Relay scan without the index: a Seq Scan read all {0} row(s) of the table, {1} due PENDING picked"), &[&rows_examined, &k]),
             };
             let h = held.len();
             match (h, zh, m) {
                 (0, ..) => took,
                 (_, true, true) => format!("{took}；同单后续 {h} 张压着，等前一张送出"),
                 (_, true, false) => format!("{took}；扣住 {h} 条：同订单的前一步仍是 PENDING"),
-                (_, false, true) => format!("{took}; {h} later ticket(s) wait for the one before"),
-                (_, false, false) => format!("{took}; {h} held: an earlier step of the order is PENDING"),
+                (_, false, true) => fill_en(en!("{0}; {1} later ticket(s) wait for the one before"), &[&took, &h]),
+                (_, false, false) => {
+                    fill_en(en!("{0}; {1} held: an earlier step of the order is PENDING"), &[&took, &h])
+                }
             }
         }
         RelayScanStarted { relay_id, shard, done_at_ms } => {
@@ -516,26 +541,35 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             match (zh, m) {
                 (true, true) => format!("跑堂 {relay_id} 开始翻第 {rack} 个票夹，要翻 {takes}"),
                 (true, false) => format!("中继 {relay_id} 开始扫描分片 {shard}：查询跑到 {until}（{takes}），不挡写入"),
-                (false, true) => format!("Runner {relay_id} starts going through rack {rack}; it will take {takes}"),
-                (false, false) => format!("Relay {relay_id} starts scanning shard {shard}: the query runs until {until} ({takes}), blocking no write"),
+                (false, true) => fill_en(
+                    en!("Runner {0} starts going through rack {1}; it will take {2}"),
+                    &[&relay_id, &rack, &takes],
+                ),
+                (false, false) => fill_en(
+                    en!("Relay {0} starts scanning shard {1}: the query runs until {2} ({3}), blocking no write"),
+                    &[&relay_id, &shard, &until, &takes],
+                ),
             }
         }
         // The restaurant counts the window's slots from 1; the MQ's offsets count from 0.
         MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {
             (true, true) => format!("跑堂把 {biz_key} 的小票递进出菜窗口（第 {} 格）", offset + 1),
             (true, false) => format!("发布消息 {msg_id}（{biz_key}）到 MQ，offset {offset}"),
-            (false, true) => {
-                format!("The runner hands ticket {biz_key} through the kitchen window (slot {})", offset + 1)
+            (false, true) => fill_en(
+                en!("The runner hands ticket {0} through the kitchen window (slot {1})"),
+                &[&biz_key, &(offset + 1)],
+            ),
+            (false, false) => {
+                fill_en(en!("Published message {0} ({1}) to the MQ at offset {2}"), &[&msg_id, &biz_key, &offset])
             }
-            (false, false) => format!("Published message {msg_id} ({biz_key}) to the MQ at offset {offset}"),
         },
         MessageMarkedSent { msg_id, .. } => {
             let k = key_of(*msg_id);
             match (zh, m) {
                 (true, true) => format!("在 {k} 的存根上盖「已送」章"),
                 (true, false) => format!("UPDATE outbox SET status='SENT'：消息 {msg_id}（{k}）"),
-                (false, true) => format!("The stub of {k} gets the \"sent\" stamp"),
-                (false, false) => format!("UPDATE outbox SET status='SENT' for message {msg_id} ({k})"),
+                (false, true) => fill_en(en!("The stub of {0} gets the \"sent\" stamp"), &[&k]),
+                (false, false) => fill_en(en!("UPDATE outbox SET status='SENT' for message {0} ({1})"), &[&msg_id, &k]),
             }
         }
         PublishFailed { msg_id, cause, retry_count, next_retry_at_ms, .. } => {
@@ -544,9 +578,17 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             let at = clock(*next_retry_at_ms);
             match (zh, m) {
                 (true, true) => format!("{why}：{k} 的小票退回票夹，第 {retry_count} 次重试定在 {at}"),
-                (true, false) => format!("发布失败（{why}）：消息 {msg_id} 仍为 PENDING，retry_count={retry_count}，next_retry_at={at}"),
-                (false, true) => format!("{why}: ticket {k} goes back on the rack, retry {retry_count} at {at}"),
-                (false, false) => format!("Publish failed ({why}): message {msg_id} stays PENDING, retry_count={retry_count}, next_retry_at={at}"),
+                (true, false) => format!(
+                    "发布失败（{why}）：消息 {msg_id} 仍为 PENDING，retry_count={retry_count}，next_retry_at={at}"
+                ),
+                (false, true) => fill_en(
+                    en!("{0}: ticket {1} goes back on the rack, retry {2} at {3}"),
+                    &[&why, &k, &retry_count, &at],
+                ),
+                (false, false) => fill_en(
+                    en!("Publish failed ({0}): message {1} stays PENDING, retry_count={2}, next_retry_at={3}"),
+                    &[&why, &msg_id, &retry_count, &at],
+                ),
             }
         }
         MessageDead { msg_id, retry_count, .. } => {
@@ -554,15 +596,17 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             match (zh, m) {
                 (true, true) => format!("{k} 试了 {retry_count} 次仍送不出去，放进死信托盘，等人来处理"),
                 (true, false) => format!("超过重试上限（第 {retry_count} 次失败）：消息 {msg_id} 置为 DEAD，交给人工或补偿任务"),
-                (false, true) => format!("Ticket {k} failed {retry_count}×: it goes to the dead-letter tray for a person"),
-                (false, false) => format!("Retry limit exceeded ({retry_count} failure(s)): message {msg_id} is DEAD, for a person or a compensation job"),
+                (false, true) => fill_en(en!("Ticket {0} failed {1}×: it goes to the dead-letter tray for a person"), &[&k, &retry_count]),
+                (false, false) => fill_en(en!("Retry limit exceeded ({0} failure(s)): message {1} is DEAD, for a person or a compensation job"), &[&retry_count, &msg_id]),
             }
         }
         RelayBatchFinished { published, failed, .. } => match (zh, m) {
             (true, true) => format!("跑堂这一趟结束：送出 {published} 张，退回 {failed} 张"),
             (true, false) => format!("本批处理完：发布成功 {published}，失败 {failed}"),
-            (false, true) => format!("The runner's trip is over: {published} delivered, {failed} brought back"),
-            (false, false) => format!("Batch finished: {published} published, {failed} failed"),
+            (false, true) => {
+                fill_en(en!("The runner's trip is over: {0} delivered, {1} brought back"), &[&published, &failed])
+            }
+            (false, false) => fill_en(en!("Batch finished: {0} published, {1} failed"), &[&published, &failed]),
         },
         // Not this actor's (`narrate` routes only the events above here).
         other => super::i18n_scale::narrate(w, other, key_of),
@@ -578,9 +622,11 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         MessageDelivered { delivery_id, biz_key, cause, .. } => match (cause, zh, m) {
             (DeliveryCause::First, true, true) => format!("出菜窗口把 {biz_key} 的小票交给后厨"),
             (DeliveryCause::First, true, false) => format!("MQ 把 {biz_key} 投递给消费者（投递 {delivery_id}）"),
-            (DeliveryCause::First, false, true) => format!("The window passes ticket {biz_key} to the kitchen"),
+            (DeliveryCause::First, false, true) => {
+                fill_en(en!("The window passes ticket {0} to the kitchen"), &[&biz_key])
+            }
             (DeliveryCause::First, false, false) => {
-                format!("The MQ delivers {biz_key} to the consumer (delivery {delivery_id})")
+                fill_en(en!("The MQ delivers {0} to the consumer (delivery {1})"), &[&biz_key, &delivery_id])
             }
             (DeliveryCause::Duplicate, true, true) => {
                 format!("窗口又递进一份 {biz_key} 的副本：至少一次，不是恰好一次")
@@ -589,41 +635,45 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 format!("MQ 重复投递 {biz_key}（投递 {delivery_id}）：at-least-once")
             }
             (DeliveryCause::Duplicate, false, true) => {
-                format!("The window passes a second copy of {biz_key}: at least once, not exactly once")
+                fill_en(en!("The window passes a second copy of {0}: at least once, not exactly once"), &[&biz_key])
             }
             (DeliveryCause::Duplicate, false, false) => {
-                format!("The MQ delivers {biz_key} again (delivery {delivery_id}): at-least-once")
+                fill_en(en!("The MQ delivers {0} again (delivery {1}): at-least-once"), &[&biz_key, &delivery_id])
             }
             (DeliveryCause::AckTimeout, true, true) => format!("后厨一直没回话，窗口把 {biz_key} 再递一次"),
             (DeliveryCause::AckTimeout, true, false) => {
                 format!("ACK 超时，MQ 重新投递 {biz_key}（投递 {delivery_id}）")
             }
             (DeliveryCause::AckTimeout, false, true) => {
-                format!("No word from the kitchen: the window passes {biz_key} again")
+                fill_en(en!("No word from the kitchen: the window passes {0} again"), &[&biz_key])
             }
             (DeliveryCause::AckTimeout, false, false) => {
-                format!("Ack timed out: the MQ redelivers {biz_key} (delivery {delivery_id})")
+                fill_en(en!("Ack timed out: the MQ redelivers {0} (delivery {1})"), &[&biz_key, &delivery_id])
             }
             (DeliveryCause::Rebalance, true, true) => format!("重新分窗口后，{biz_key} 的小票又被取了一次"),
             (DeliveryCause::Rebalance, true, false) => {
                 format!("再均衡后从已提交位点重读：再次投递 {biz_key}（投递 {delivery_id}）")
             }
             (DeliveryCause::Rebalance, false, true) => {
-                format!("After the reassignment, ticket {biz_key} is taken again")
+                fill_en(en!("After the reassignment, ticket {0} is taken again"), &[&biz_key])
             }
-            (DeliveryCause::Rebalance, false, false) => {
-                format!("Read again from the committed offset after the rebalance: {biz_key} (delivery {delivery_id})")
-            }
+            (DeliveryCause::Rebalance, false, false) => fill_en(
+                en!("Read again from the committed offset after the rebalance: {0} (delivery {1})"),
+                &[&biz_key, &delivery_id],
+            ),
         },
         AckLost { delivery_id, msg_id } => {
             let k = key_of(*msg_id);
             match (zh, m) {
                 (true, true) => format!("后厨喊了“收到”，可卷帘拉着没人听见：{k} 之后还会再来"),
                 (true, false) => format!("ACK 丢失（MQ 不可用）：投递 {delivery_id}（{k}）超时后会重投"),
-                (false, true) => format!("The kitchen calls \"got it\" but the shutter is down: {k} will come again"),
-                (false, false) => {
-                    format!("Ack lost (MQ down): delivery {delivery_id} ({k}) will be redelivered after the timeout")
+                (false, true) => {
+                    fill_en(en!("The kitchen calls \"got it\" but the shutter is down: {0} will come again"), &[&k])
                 }
+                (false, false) => fill_en(
+                    en!("Ack lost (MQ down): delivery {0} ({1}) will be redelivered after the timeout"),
+                    &[&delivery_id, &k],
+                ),
             }
         }
         BrokerWentDown { until_ms } => {
@@ -631,16 +681,16 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             match (zh, m) {
                 (true, true) => format!("出菜窗口拉下卷帘，{at} 前不收小票"),
                 (true, false) => format!("MQ 宕机，预计 {at} 恢复"),
-                (false, true) => format!("The kitchen window's shutter comes down until {at}"),
-                (false, false) => format!("The MQ goes down until {at}"),
+                (false, true) => fill_en(en!("The kitchen window's shutter comes down until {0}"), &[&at]),
+                (false, false) => fill_en(en!("The MQ goes down until {0}"), &[&at]),
             }
         }
         BrokerRecovered => w
-            .pick(
+            .pick_en(
                 "卷帘拉起，出菜窗口恢复营业",
                 "MQ 恢复",
-                "The shutter goes up: the window is open again",
-                "The MQ is back",
+                en!("The shutter goes up: the window is open again"),
+                en!("The MQ is back"),
             )
             .to_string(),
         MessageAcked { delivery_id, msg_id } => {
@@ -648,8 +698,10 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             match (zh, m) {
                 (true, true) => format!("后厨回话“收到”，窗口划掉 {k}"),
                 (true, false) => format!("消费者 ACK 投递 {delivery_id}（{k}），MQ 删除这条消息"),
-                (false, true) => format!("The kitchen calls \"got it\"; the window crosses out {k}"),
-                (false, false) => format!("The consumer acks delivery {delivery_id} ({k}); the MQ drops the message"),
+                (false, true) => fill_en(en!("The kitchen calls \"got it\"; the window crosses out {0}"), &[&k]),
+                (false, false) => {
+                    fill_en(en!("The consumer acks delivery {0} ({1}); the MQ drops the message"), &[&delivery_id, &k])
+                }
             }
         }
         // Not this actor's (`narrate` routes only the events above here).
@@ -671,22 +723,22 @@ fn consumer_line(w: Words, e: &Event) -> String {
                     format!("查 dedup 没有 {biz_key}：执行业务（扣款 {a}）→ COMMIT；去重键留到 ACK 之后另写")
                 }
                 (false, true) => {
-                    format!("{biz_key} is not on the spike: the kitchen cooks it (charges {a}); the number goes on the spike later")
+                    fill_en(en!("{0} is not on the spike: the kitchen cooks it (charges {1}); the number goes on the spike later"), &[&biz_key, &a])
                 }
-                (false, false) => format!(
-                    "dedup has no {biz_key}: effect (charge {a}) → COMMIT; the key is written later, after the ACK"
-                ),
+                (false, false) => fill_en(en!("dedup has no {0}: effect (charge {1}) → COMMIT; the key is written later, after the ACK"), &[&biz_key, &a]),
             }
         }
         DedupKeyRecorded { biz_key, .. } => match (zh, m) {
             (true, true) => format!("回完话，后厨才把 {biz_key} 插上订单钉（中间晕倒就忘了）"),
             (true, false) => format!("ACK 之后另写去重键：INSERT INTO dedup（{biz_key}），不在业务事务里"),
-            (false, true) => format!(
-                "Only now, after answering, the kitchen spikes {biz_key} (faint before this and it is forgotten)"
+            (false, true) => fill_en(
+                en!("Only now, after answering, the kitchen spikes {0} (faint before this and it is forgotten)"),
+                &[&biz_key],
             ),
-            (false, false) => {
-                format!("After the ACK, on its own: INSERT INTO dedup ({biz_key}), outside the effect's transaction")
-            }
+            (false, false) => fill_en(
+                en!("After the ACK, on its own: INSERT INTO dedup ({0}), outside the effect's transaction"),
+                &[&biz_key],
+            ),
         },
         EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
             let a = money(*amount_cents);
@@ -695,18 +747,23 @@ fn consumer_line(w: Words, e: &Event) -> String {
                 (true, true, false) => {
                     format!("消费者本地事务：INSERT INTO dedup（{biz_key}）成功 → 执行业务（扣款 {a}）→ COMMIT")
                 }
-                (true, false, true) => {
-                    format!("{biz_key} is not on the spike: the kitchen cooks it (charges {a}) and spikes the number")
-                }
-                (true, false, false) => format!(
-                    "Consumer transaction: INSERT INTO dedup ({biz_key}) succeeded → effect (charge {a}) → COMMIT"
+                (true, false, true) => fill_en(
+                    en!("{0} is not on the spike: the kitchen cooks it (charges {1}) and spikes the number"),
+                    &[&biz_key, &a],
+                ),
+                (true, false, false) => fill_en(
+                    en!("Consumer transaction: INSERT INTO dedup ({0}) succeeded → effect (charge {1}) → COMMIT"),
+                    &[&biz_key, &a],
                 ),
                 (false, true, true) => format!("后厨不看订单钉，直接做了 {biz_key}（收款 {a}）"),
                 (false, true, false) => format!("消费者没有去重检查，直接执行业务：{biz_key} 扣款 {a}"),
-                (false, false, true) => format!("The kitchen never checks the spike and cooks {biz_key} (charges {a})"),
-                (false, false, false) => {
-                    format!("No dedup check: the consumer applies the effect for {biz_key} (charge {a})")
+                (false, false, true) => {
+                    fill_en(en!("The kitchen never checks the spike and cooks {0} (charges {1})"), &[&biz_key, &a])
                 }
+                (false, false, false) => fill_en(
+                    en!("No dedup check: the consumer applies the effect for {0} (charge {1})"),
+                    &[&biz_key, &a],
+                ),
             }
         }
         DuplicateSkipped { biz_key, .. } => match (zh, m) {
@@ -714,11 +771,13 @@ fn consumer_line(w: Words, e: &Event) -> String {
             (true, false) => {
                 format!("INSERT … ON CONFLICT DO NOTHING 影响 0 行：{biz_key} 已处理过，跳过业务，只做确认")
             }
-            (false, true) => {
-                format!("{biz_key} is already on the spike: a repeat, into the waste basket; just say \"got it\"")
-            }
-            (false, false) => format!(
-                "INSERT … ON CONFLICT DO NOTHING affected 0 rows: {biz_key} was done before; skip the effect, just ack"
+            (false, true) => fill_en(
+                en!("{0} is already on the spike: a repeat, into the waste basket; just say \"got it\""),
+                &[&biz_key],
+            ),
+            (false, false) => fill_en(
+                en!("INSERT … ON CONFLICT DO NOTHING affected 0 rows: {0} was done before; skip the effect, just ack"),
+                &[&biz_key],
             ),
         },
         ConsumerCrashed { restart_at_ms, member: Some(c), .. } => {
@@ -726,8 +785,8 @@ fn consumer_line(w: Words, e: &Event) -> String {
             match (zh, m) {
                 (true, true) => format!("后厨 {c} 做完一张就晕倒了，还没记下号；{at} 才醒"),
                 (true, false) => format!("消费者 {c} 已 COMMIT，但在提交位点前崩溃；{at} 重启，会话超时后再均衡"),
-                (false, true) => format!("Cook {c} finished a ticket and fainted before noting the number; back at {at}"),
-                (false, false) => format!("Consumer {c} committed but crashed before committing its offset; back at {at}, the group rebalances after its session times out"),
+                (false, true) => fill_en(en!("Cook {0} finished a ticket and fainted before noting the number; back at {1}"), &[&c, &at]),
+                (false, false) => fill_en(en!("Consumer {0} committed but crashed before committing its offset; back at {1}, the group rebalances after its session times out"), &[&c, &at]),
             }
         }
         ConsumerCrashed { delivery_id, restart_at_ms, .. } => {
@@ -735,16 +794,19 @@ fn consumer_line(w: Words, e: &Event) -> String {
             match (zh, m) {
                 (true, true) => format!("后厨做完了，还没回话就晕倒了，{at} 才醒：窗口以为没做完"),
                 (true, false) => format!("消费者已 COMMIT，但在 ACK 投递 {delivery_id} 之前崩溃；{at} 重启"),
-                (false, true) => format!(
-                    "The kitchen finished but fainted before replying, back at {at}: the window thinks it is not done"
-                ),
+                (false, true) => fill_en(en!("The kitchen finished but fainted before replying, back at {0}: the window thinks it is not done"), &[&at]),
                 (false, false) => {
-                    format!("The consumer committed but crashed before acking delivery {delivery_id}; restarts at {at}")
+                    fill_en(en!("The consumer committed but crashed before acking delivery {0}; restarts at {1}"), &[&delivery_id, &at])
                 }
             }
         }
         ConsumerRestarted => w
-            .pick("后厨醒过来，回到岗位", "消费者重启完成", "The kitchen is back at work", "The consumer has restarted")
+            .pick_en(
+                "后厨醒过来，回到岗位",
+                "消费者重启完成",
+                en!("The kitchen is back at work"),
+                en!("The consumer has restarted"),
+            )
             .to_string(),
         // Not this actor's (`narrate` routes only the events above here).
         other => super::i18n_scale::narrate(w, other, &|_| String::new()),
@@ -760,32 +822,32 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
             match (zh, m) {
                 (true, true) => format!("【注入】出菜窗口要拉下卷帘 {d}"),
                 (true, false) => format!("【注入】MQ 宕机 {d}"),
-                (false, true) => format!("[injected] The window's shutter comes down for {d}"),
-                (false, false) => format!("[injected] MQ outage for {d}"),
+                (false, true) => fill_en(en!("[injected] The window's shutter comes down for {0}"), &[&d]),
+                (false, false) => fill_en(en!("[injected] MQ outage for {0}"), &[&d]),
             }
         }
         Injection::MqOutageStopped => w
-            .pick(
+            .pick_en(
                 "【注入】提前拉起卷帘",
                 "【注入】结束 MQ 宕机",
-                "[injected] The shutter is lifted early",
-                "[injected] MQ outage stopped",
+                en!("[injected] The shutter is lifted early"),
+                en!("[injected] MQ outage stopped"),
             )
             .to_string(),
         Injection::NextDeliveryDuplicated => w
-            .pick(
+            .pick_en(
                 "【注入】下一份小票，窗口会递两次",
                 "【注入】下一次投递将重复一次",
-                "[injected] The window will pass the next ticket twice",
-                "[injected] The next delivery will be duplicated",
+                en!("[injected] The window will pass the next ticket twice"),
+                en!("[injected] The next delivery will be duplicated"),
             )
             .to_string(),
         Injection::ConsumerCrashArmed => w
-            .pick(
+            .pick_en(
                 "【注入】后厨下次做完菜、回话之前会晕倒",
                 "【注入】消费者下次提交后、ACK 前崩溃",
-                "[injected] The kitchen will faint after its next dish, before replying",
-                "[injected] The consumer will crash after its next commit, before the ack",
+                en!("[injected] The kitchen will faint after its next dish, before replying"),
+                en!("[injected] The consumer will crash after its next commit, before the ack"),
             )
             .to_string(),
         Injection::ConfigChanged { key, value } => {
@@ -796,15 +858,15 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
             }
             match zh {
                 true => format!("【设置】{key} = {value}"),
-                false => format!("[setting] {key} = {value}"),
+                false => fill_en(en!("[setting] {0} = {1}"), &[&key, &value]),
             }
         }
         Injection::RelayCrashArmed => w
-            .pick(
+            .pick_en(
                 "【注入】下一个跑堂递完小票、盖章之前会摔倒",
                 "【注入】下一个中继发布后、标记 SENT 前崩溃",
-                "[injected] The next runner will fall after handing in a ticket, before stamping it",
-                "[injected] The next relay will crash after a publish, before marking the row SENT",
+                en!("[injected] The next runner will fall after handing in a ticket, before stamping it"),
+                en!("[injected] The next relay will crash after a publish, before marking the row SENT"),
             )
             .to_string(),
         Injection::RelayPauseArmed { pause_ms } => {
@@ -812,26 +874,27 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
             match (zh, m) {
                 (true, true) => format!("【注入】下一个拿起小票的跑堂会发呆 {d}"),
                 (true, false) => format!("【注入】下一个取到行的中继将卡顿 {d}（GC 停顿/网络抖动）"),
-                (false, true) => format!("[injected] The next runner to take a ticket will freeze for {d}"),
-                (false, false) => {
-                    format!("[injected] The next relay to take a row will stall for {d} (a GC pause, a slow network)")
-                }
+                (false, true) => fill_en(en!("[injected] The next runner to take a ticket will freeze for {0}"), &[&d]),
+                (false, false) => fill_en(
+                    en!("[injected] The next relay to take a row will stall for {0} (a GC pause, a slow network)"),
+                    &[&d],
+                ),
             }
         }
         Injection::ReconcileRequested => w
-            .pick(
+            .pick_en(
                 "【注入】现在就对账",
                 "【注入】立即执行对账",
-                "[injected] Reconcile now",
-                "[injected] Run the reconciler now",
+                en!("[injected] Reconcile now"),
+                en!("[injected] Run the reconciler now"),
             )
             .to_string(),
         Injection::SettleStarted => w
-            .pick(
+            .pick_en(
                 "收尾：不再出故障，等所有小票各有归宿",
                 "进入收敛阶段：关闭故障注入，等待没有 PENDING、SENT 和在途消息",
-                "Closing time: no more faults; wait until every ticket has an ending",
-                "Settling: faults off; wait until nothing is PENDING, SENT or in flight",
+                en!("Closing time: no more faults; wait until every ticket has an ending"),
+                en!("Settling: faults off; wait until nothing is PENDING, SENT or in flight"),
             )
             .to_string(),
     }
@@ -877,24 +940,24 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
     let ms = || value.parse::<u64>().ok().map(span);
     Some(match (key, zh) {
         ("batch_size", true) => format!("【设置】跑堂每趟最多拿 {value} 张小票"),
-        ("batch_size", false) => format!("[setting] Tickets per trip for the runner: at most {value}"),
+        ("batch_size", false) => fill_en(en!("[setting] Tickets per trip for the runner: at most {0}"), &[&value]),
         ("scan_interval_ms", true) => format!("【设置】跑堂每 {} 巡视一次票夹", ms()?),
-        ("scan_interval_ms", false) => format!("[setting] The runner checks the rack every {}", ms()?),
+        ("scan_interval_ms", false) => fill_en(en!("[setting] The runner checks the rack every {0}"), &[&(ms()?)]),
         ("backoff_base_ms", true) => format!("【设置】没送出去的小票先等 {}，之后每次加倍", ms()?),
         ("backoff_base_ms", false) => {
-            format!("[setting] A ticket that was not taken waits {} first, doubling each time", ms()?)
+            fill_en(en!("[setting] A ticket that was not taken waits {0} first, doubling each time"), &[&(ms()?)])
         }
         ("max_retries", true) => format!("【设置】一张小票最多重试 {value} 次，再不行就进死信托盘"),
         ("max_retries", false) => {
-            format!("[setting] Retries per ticket: at most {value}, then the dead-letter tray")
+            fill_en(en!("[setting] Retries per ticket: at most {0}, then the dead-letter tray"), &[&value])
         }
         ("idempotent", true) => match value {
             "true" => "【设置】后厨会先查订单钉，重复的单扔进废纸篓".to_string(),
             _ => "【设置】后厨不再查订单钉：来一张做一张".to_string(),
         },
         ("idempotent", false) => match value {
-            "true" => "[setting] The kitchen checks the spike first and bins repeats".to_string(),
-            _ => "[setting] The kitchen stops checking the spike: every ticket gets cooked".to_string(),
+            "true" => en!("[setting] The kitchen checks the spike first and bins repeats").text().to_string(),
+            _ => en!("[setting] The kitchen stops checking the spike: every ticket gets cooked").text().to_string(),
         },
         ("mq_duplicate_rate", true) => match value {
             "0" => "【设置】出菜窗口不再重复递单".to_string(),
@@ -902,9 +965,11 @@ fn setting_in_words(zh: bool, key: &str, value: &str) -> Option<String> {
             _ => format!("【设置】出菜窗口有 {value} 的概率把小票递两次"),
         },
         ("mq_duplicate_rate", false) => match value {
-            "0" => "[setting] The window stops passing tickets twice".to_string(),
-            "1" => "[setting] The window passes every ticket twice (at-least-once, at its worst)".to_string(),
-            _ => format!("[setting] The window passes a ticket twice with probability {value}"),
+            "0" => en!("[setting] The window stops passing tickets twice").text().to_string(),
+            "1" => {
+                en!("[setting] The window passes every ticket twice (at-least-once, at its worst)").text().to_string()
+            }
+            _ => fill_en(en!("[setting] The window passes a ticket twice with probability {0}"), &[&value]),
         },
         _ => return None,
     })

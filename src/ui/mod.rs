@@ -8,6 +8,7 @@
 //! scene.rs      the SVG stage: the restaurant (or the system) at the cursor
 //! panels/       event log, SQL, invariants + state machine, message table
 //! i18n.rs       中文 / English × metaphor / technical; the narration
+//! english.rs    the English narration's sentences, fetched when the page first speaks English
 //! insight.rs    the insight panel (views computed by a Web Worker: src/insight/)
 //! lessons.rs    the lessons panel (its text is fetched when opened: dist/lessons.html)
 //! markup.rs     the only places markup enters the page (each takes an `Html`)
@@ -16,6 +17,7 @@
 
 pub mod app;
 pub mod controls;
+pub mod english;
 pub mod i18n;
 pub mod i18n_scale;
 pub mod insight;

@@ -362,6 +362,11 @@ await shot('lessons-en-ai');
   const intervened = () => /\n#\d+ /.test(document.querySelector('[data-testid=interventions]')?.textContent || '');
   await page.goto(`${url}?scenario=seed-demo&lang=en&step=5`);
   await page.waitForSelector('[data-testid=guide] button.try');
+  // The English narration is fetched (narration.en.txt, next to index.html, on this sub-path):
+  // the step's line and the caption say it once it has come.
+  await page.waitForFunction(() => document.querySelector('[data-testid=caption]')?.textContent.startsWith('Signed!'));
+  const enLine = await page.locator('.log .line.current [data-testid=narration]').innerText();
+  ok(enLine.startsWith('Signed! Order A001') && !enLine.includes('⋯'), `a page opened in English narrates in English (${enLine.slice(0, 40)}…)`);
   // An intervention, a step, and at once (before the address follows the cursor) a "Try:".
   await page.click('[data-testid=inject-dup]');
   await page.waitForFunction(intervened);

@@ -1,0 +1,58 @@
+//! The English narration, fetched when the page first speaks English (not in its first load,
+//! which the Chinese-speaking learners it is made for would pay for without reading).
+//!
+//! Each English sentence is written where it is said, inside [`en!`]: `en!("The MQ is back")`.
+//! The page's build keeps only a 32-bit key of the text ([`key`], computed while compiling: the
+//! text itself is not in the wasm) and looks the text up in `narration.en.txt`, one sentence a
+//! line, made from these sources by `tests/narration_asset.rs`. Before the file has come (or if
+//! it does not), a sentence reads "⋯" ([`MISSING`]); [`installed`] says when it has.
+
+use std::cell::RefCell;
+
+pub use crate::english_key::{key, FILE, MISSING};
+
+thread_local! {
+    /// (key, sentence), in the file's order; empty until the file is installed.
+    static SENTENCES: RefCell<Vec<(u32, &'static str)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Takes the fetched file's sentences (one a line). The text is kept for the page's life: the
+/// page installs it once, and sentences are handed out as `&'static str` like the Chinese ones.
+pub fn install(file: String) {
+    let text: &'static str = Box::leak(file.into_boxed_str());
+    // Looked up by a walk, not a search: a narrated line looks up one or two of about 200,
+    // and sorting them would cost the first load its own copy of a sort.
+    let sentences = text.lines().map(|line| (key(line), line)).collect();
+    SENTENCES.with_borrow_mut(|s| *s = sentences);
+}
+
+/// Whether the sentences are there.
+pub fn installed() -> bool {
+    SENTENCES.with_borrow(|s| !s.is_empty())
+}
+
+/// An English sentence of the narration, by its key: what [`en!`] makes. Only the chosen
+/// voice is looked up ([`En::text`]): a call site holds a number, not a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct En(pub u32);
+
+impl En {
+    /// The sentence ([`MISSING`] if the file is not installed or lacks it). Out of line: every
+    /// English sentence comes through here.
+    #[inline(never)]
+    pub fn text(self) -> &'static str {
+        SENTENCES.with_borrow(|s| s.iter().find(|(key, _)| *key == self.0).map_or(MISSING, |(_, text)| *text))
+    }
+}
+
+/// An English sentence of the narration: its key, computed while compiling (see the module's
+/// notes); [`En::text`] reads it.
+macro_rules! en {
+    ($text:literal) => {
+        $crate::ui::english::En({
+            const KEY: u32 = $crate::ui::english::key($text);
+            KEY
+        })
+    };
+}
+pub(crate) use en;
