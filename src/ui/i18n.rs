@@ -3,7 +3,7 @@
 //! here, so the toggles change the whole page at once. All text is written for this lab.
 
 use super::english::{en, En};
-use super::i18n_scale::fill_en;
+use super::i18n_scale::{fill_en, speak};
 use super::timeline::{clock, money, span};
 use crate::sim::event::{DeliveryCause, Event, EventKind, Injection, PublishFailure, RollbackCause, TxFault};
 
@@ -392,75 +392,74 @@ pub fn narrate(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
 /// The cashier (the order service): the local transaction that writes the order and its message.
 fn order_service_line(w: Words, e: &Event) -> String {
     use EventKind::*;
-    let zh = w.lang == Lang::Zh;
-    let m = w.vocab == Vocab::Metaphor;
     match &e.kind {
         TransactionBegan { tx_id, biz_key, amount_cents, write_ms, scans_running } => {
             let a = money(*amount_cents);
-            let said = match (zh, m) {
-                (true, true) => format!("收银台接下订单 {biz_key}（{a}），拿起一张复写单"),
-                (true, false) => format!("订单服务 BEGIN 本地事务 #{tx_id}：订单 {biz_key}，金额 {a}"),
-                (false, true) => {
-                    fill_en(en!("The cashier takes order {0} ({1}) and picks up a carbon-copy ticket"), &[&biz_key, &a])
-                }
-                (false, false) => {
-                    fill_en(en!("Order service BEGINs local transaction #{0}: order {1}, {2}"), &[&tx_id, &biz_key, &a])
-                }
-            };
+            let said = speak(
+                w,
+                (
+                    "收银台接下订单 {0}（{1}），拿起一张复写单",
+                    "订单服务 BEGIN 本地事务 #{2}：订单 {0}，金额 {1}",
+                    en!("The cashier takes order {0} ({1}) and picks up a carbon-copy ticket"),
+                    en!("Order service BEGINs local transaction #{2}: order {0}, {1}"),
+                ),
+                &[&biz_key, &a, &tx_id],
+            );
             if *write_ms == 0 {
                 return said;
             }
             let d = span(*write_ms);
-            match zh {
-                true => format!("{said}（用了 {d}：{scans_running} 个扫描在分 CPU）"),
-                false => fill_en(en!("{0} (it took {1}: {2} scan(s) shared the CPU)"), &[&said, &d, &scans_running]),
-            }
+            speak(
+                w,
+                (
+                    "{0}（用了 {1}：{2} 个扫描在分 CPU）",
+                    "{0}（用了 {1}：{2} 个扫描在分 CPU）",
+                    en!("{0} (it took {1}: {2} scan(s) shared the CPU)"),
+                    en!("{0} (it took {1}: {2} scan(s) shared the CPU)"),
+                ),
+                &[&said, &d, &scans_running],
+            )
         }
-        OrderInserted { order_id, biz_key, .. } => match (zh, m) {
-            (true, true) => format!("在复写单上写下订单 {biz_key}：还没落笔确认，别人看不见"),
-            (true, false) => format!("INSERT INTO orders（id {order_id}，{biz_key}）：事务未提交，别的会话看不见"),
-            (false, true) => {
-                fill_en(en!("Order {0} is written on the ticket, not yet signed: nobody else can see it"), &[&biz_key])
-            }
-            (false, false) => fill_en(
-                en!("INSERT INTO orders (id {0}, {1}): uncommitted, invisible to other sessions"),
-                &[&order_id, &biz_key],
+        OrderInserted { order_id, biz_key, .. } => speak(
+            w,
+            (
+                "在复写单上写下订单 {0}：还没落笔确认，别人看不见",
+                "INSERT INTO orders（id {1}，{0}）：事务未提交，别的会话看不见",
+                en!("Order {0} is written on the ticket, not yet signed: nobody else can see it"),
+                en!("INSERT INTO orders (id {1}, {0}): uncommitted, invisible to other sessions"),
             ),
-        },
-        MessageInserted { msg_id, biz_key, .. } => match (zh, m) {
-            (true, true) => format!("同一笔压出存根：票号 {biz_key} 的小票，状态「待送」"),
-            (true, false) => format!("同一事务 INSERT INTO outbox：消息 {msg_id}，biz_key {biz_key}，status PENDING"),
-            (false, true) => {
-                fill_en(en!("The same stroke presses the stub: ticket {0}, marked \"to send\""), &[&biz_key])
-            }
-            (false, false) => fill_en(
-                en!("Same transaction, INSERT INTO outbox: message {0}, biz_key {1}, status PENDING"),
-                &[&msg_id, &biz_key],
+            &[&biz_key, &order_id],
+        ),
+        MessageInserted { msg_id, biz_key, .. } => speak(
+            w,
+            (
+                "同一笔压出存根：票号 {0} 的小票，状态「待送」",
+                "同一事务 INSERT INTO outbox：消息 {1}，biz_key {0}，status PENDING",
+                en!("The same stroke presses the stub: ticket {0}, marked \"to send\""),
+                en!("Same transaction, INSERT INTO outbox: message {1}, biz_key {0}, status PENDING"),
             ),
-        },
-        OrderCommitted { msg_id, biz_key, message_deleted: true, .. } => match (zh, m) {
-            (true, true) => format!("落笔签字！订单 {biz_key} 生效；小票已撕，只有复写簿上的底联等抄单员来抄"),
-            (true, false) => format!("COMMIT：订单 {biz_key} 可见；消息 {msg_id} 只在 WAL 里（行已在同一事务删除）"),
-            (false, true) => fill_en(
+            &[&biz_key, &msg_id],
+        ),
+        OrderCommitted { msg_id, biz_key, message_deleted: true, .. } => speak(
+            w,
+            (
+                "落笔签字！订单 {0} 生效；小票已撕，只有复写簿上的底联等抄单员来抄",
+                "COMMIT：订单 {0} 可见；消息 {1} 只在 WAL 里（行已在同一事务删除）",
                 en!("Signed! Order {0} exists; its ticket is torn off, only the carbon copy waits for the clerk"),
-                &[&biz_key],
-            ),
-            (false, false) => fill_en(
                 en!("COMMIT: order {0} visible; message {1} only in the WAL (its row deleted in the same transaction)"),
-                &[&biz_key, &msg_id],
             ),
-        },
-        OrderCommitted { msg_id, biz_key, .. } => match (zh, m) {
-            (true, true) => format!("落笔签字！订单 {biz_key} 和它的小票同时生效，小票挂上票夹"),
-            (true, false) => format!("COMMIT：订单 {biz_key} 与消息 {msg_id} 同时可见"),
-            (false, true) => fill_en(
+            &[&biz_key, &msg_id],
+        ),
+        OrderCommitted { msg_id, biz_key, .. } => speak(
+            w,
+            (
+                "落笔签字！订单 {0} 和它的小票同时生效，小票挂上票夹",
+                "COMMIT：订单 {0} 与消息 {1} 同时可见",
                 en!("Signed! Order {0} and its ticket exist together; the ticket goes on the rack"),
-                &[&biz_key],
+                en!("COMMIT: order {0} and message {1} become visible together"),
             ),
-            (false, false) => {
-                fill_en(en!("COMMIT: order {0} and message {1} become visible together"), &[&biz_key, &msg_id])
-            }
-        },
+            &[&biz_key, &msg_id],
+        ),
         TransactionRolledBack { biz_key, cause, .. } => {
             let why = match cause {
                 RollbackCause::Fault(f) => fault_words(w, *f),
@@ -477,25 +476,18 @@ fn order_service_line(w: Words, e: &Event) -> String {
                     en!("the process died and the database rolled back the open transaction"),
                 ),
             };
-            match (zh, m) {
-                (true, true) => format!("出错了（{why}）：整张复写单撕掉，订单 {biz_key} 和小票都不留痕迹"),
-                (true, false) => format!("ROLLBACK（{why}）：订单 {biz_key} 与消息都没有落库"),
-                (false, true) => fill_en(en!("Something went wrong ({0}): the whole ticket is torn up; neither order {1} nor its stub remains"), &[&why, &biz_key]),
-                (false, false) => fill_en(en!("ROLLBACK ({0}): neither order {1} nor its message was stored"), &[&why, &biz_key]),
-            }
+            speak(w, ("出错了（{0}）：整张复写单撕掉，订单 {1} 和小票都不留痕迹", "ROLLBACK（{0}）：订单 {1} 与消息都没有落库", en!("Something went wrong ({0}): the whole ticket is torn up; neither order {1} nor its stub remains"), en!("ROLLBACK ({0}): neither order {1} nor its message was stored")), &[&why, &biz_key])
         }
-        MessageDone { msg_id, biz_key } => match (zh, m) {
-            (true, true) => format!("后厨的回执到了收银台：{biz_key} 的存根盖上「完成」"),
-            (true, false) => format!("消费方确认送回：UPDATE outbox SET status='DONE'，消息 {msg_id}（{biz_key}）"),
-            (false, true) => fill_en(
+        MessageDone { msg_id, biz_key } => speak(
+            w,
+            (
+                "后厨的回执到了收银台：{0} 的存根盖上「完成」",
+                "消费方确认送回：UPDATE outbox SET status='DONE'，消息 {1}（{0}）",
                 en!("The kitchen's receipt reaches the cashier: the stub of {0} is stamped \"done\""),
-                &[&biz_key],
+                en!("Confirmation received: UPDATE outbox SET status='DONE' for message {1} ({0})"),
             ),
-            (false, false) => fill_en(
-                en!("Confirmation received: UPDATE outbox SET status='DONE' for message {0} ({1})"),
-                &[&msg_id, &biz_key],
-            ),
-        },
+            &[&biz_key, &msg_id],
+        ),
         // Not this actor's (`narrate` routes only the events above here).
         other => super::i18n_scale::narrate(w, other, &|_| String::new()),
     }
@@ -538,76 +530,70 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             let takes = span(done_at_ms.saturating_sub(e.at_ms));
             let until = clock(*done_at_ms);
             let rack = shard + 1;
-            match (zh, m) {
-                (true, true) => format!("跑堂 {relay_id} 开始翻第 {rack} 个票夹，要翻 {takes}"),
-                (true, false) => format!("中继 {relay_id} 开始扫描分片 {shard}：查询跑到 {until}（{takes}），不挡写入"),
-                (false, true) => fill_en(
+            speak(
+                w,
+                (
+                    "跑堂 {0} 开始翻第 {1} 个票夹，要翻 {2}",
+                    "中继 {0} 开始扫描分片 {3}：查询跑到 {4}（{2}），不挡写入",
                     en!("Runner {0} starts going through rack {1}; it will take {2}"),
-                    &[&relay_id, &rack, &takes],
+                    en!("Relay {0} starts scanning shard {3}: the query runs until {4} ({2}), blocking no write"),
                 ),
-                (false, false) => fill_en(
-                    en!("Relay {0} starts scanning shard {1}: the query runs until {2} ({3}), blocking no write"),
-                    &[&relay_id, &shard, &until, &takes],
-                ),
-            }
+                &[&relay_id, &rack, &takes, &shard, &until],
+            )
         }
         // The restaurant counts the window's slots from 1; the MQ's offsets count from 0.
-        MessagePublished { msg_id, biz_key, offset, .. } => match (zh, m) {
-            (true, true) => format!("跑堂把 {biz_key} 的小票递进出菜窗口（第 {} 格）", offset + 1),
-            (true, false) => format!("发布消息 {msg_id}（{biz_key}）到 MQ，offset {offset}"),
-            (false, true) => fill_en(
+        MessagePublished { msg_id, biz_key, offset, .. } => speak(
+            w,
+            (
+                "跑堂把 {0} 的小票递进出菜窗口（第 {1} 格）",
+                "发布消息 {2}（{0}）到 MQ，offset {3}",
                 en!("The runner hands ticket {0} through the kitchen window (slot {1})"),
-                &[&biz_key, &(offset + 1)],
+                en!("Published message {2} ({0}) to the MQ at offset {3}"),
             ),
-            (false, false) => {
-                fill_en(en!("Published message {0} ({1}) to the MQ at offset {2}"), &[&msg_id, &biz_key, &offset])
-            }
-        },
+            &[&biz_key, &(offset + 1), &msg_id, &offset],
+        ),
         MessageMarkedSent { msg_id, .. } => {
             let k = key_of(*msg_id);
-            match (zh, m) {
-                (true, true) => format!("在 {k} 的存根上盖「已送」章"),
-                (true, false) => format!("UPDATE outbox SET status='SENT'：消息 {msg_id}（{k}）"),
-                (false, true) => fill_en(en!("The stub of {0} gets the \"sent\" stamp"), &[&k]),
-                (false, false) => fill_en(en!("UPDATE outbox SET status='SENT' for message {0} ({1})"), &[&msg_id, &k]),
-            }
+            speak(
+                w,
+                (
+                    "在 {0} 的存根上盖「已送」章",
+                    "UPDATE outbox SET status='SENT'：消息 {1}（{0}）",
+                    en!("The stub of {0} gets the \"sent\" stamp"),
+                    en!("UPDATE outbox SET status='SENT' for message {1} ({0})"),
+                ),
+                &[&k, &msg_id],
+            )
         }
         PublishFailed { msg_id, cause, retry_count, next_retry_at_ms, .. } => {
             let k = key_of(*msg_id);
             let why = failure_words(w, *cause);
             let at = clock(*next_retry_at_ms);
-            match (zh, m) {
-                (true, true) => format!("{why}：{k} 的小票退回票夹，第 {retry_count} 次重试定在 {at}"),
-                (true, false) => format!(
-                    "发布失败（{why}）：消息 {msg_id} 仍为 PENDING，retry_count={retry_count}，next_retry_at={at}"
-                ),
-                (false, true) => fill_en(
+            speak(
+                w,
+                (
+                    "{0}：{1} 的小票退回票夹，第 {2} 次重试定在 {3}",
+                    "发布失败（{0}）：消息 {4} 仍为 PENDING，retry_count={2}，next_retry_at={3}",
                     en!("{0}: ticket {1} goes back on the rack, retry {2} at {3}"),
-                    &[&why, &k, &retry_count, &at],
+                    en!("Publish failed ({0}): message {4} stays PENDING, retry_count={2}, next_retry_at={3}"),
                 ),
-                (false, false) => fill_en(
-                    en!("Publish failed ({0}): message {1} stays PENDING, retry_count={2}, next_retry_at={3}"),
-                    &[&why, &msg_id, &retry_count, &at],
-                ),
-            }
+                &[&why, &k, &retry_count, &at, &msg_id],
+            )
         }
         MessageDead { msg_id, retry_count, .. } => {
             let k = key_of(*msg_id);
-            match (zh, m) {
-                (true, true) => format!("{k} 试了 {retry_count} 次仍送不出去，放进死信托盘，等人来处理"),
-                (true, false) => format!("超过重试上限（第 {retry_count} 次失败）：消息 {msg_id} 置为 DEAD，交给人工或补偿任务"),
-                (false, true) => fill_en(en!("Ticket {0} failed {1}×: it goes to the dead-letter tray for a person"), &[&k, &retry_count]),
-                (false, false) => fill_en(en!("Retry limit exceeded ({0} failure(s)): message {1} is DEAD, for a person or a compensation job"), &[&retry_count, &msg_id]),
-            }
+            speak(w, ("{0} 试了 {1} 次仍送不出去，放进死信托盘，等人来处理", "超过重试上限（第 {1} 次失败）：消息 {2} 置为 DEAD，交给人工或补偿任务", en!("Ticket {0} failed {1}×: it goes to the dead-letter tray for a person"), en!("Retry limit exceeded ({1} failure(s)): message {2} is DEAD, for a person or a compensation job")), &[&k, &retry_count, &msg_id])
         }
-        RelayBatchFinished { published, failed, .. } => match (zh, m) {
-            (true, true) => format!("跑堂这一趟结束：送出 {published} 张，退回 {failed} 张"),
-            (true, false) => format!("本批处理完：发布成功 {published}，失败 {failed}"),
-            (false, true) => {
-                fill_en(en!("The runner's trip is over: {0} delivered, {1} brought back"), &[&published, &failed])
-            }
-            (false, false) => fill_en(en!("Batch finished: {0} published, {1} failed"), &[&published, &failed]),
-        },
+        RelayBatchFinished { published, failed, .. } => speak(
+            w,
+            (
+                "跑堂这一趟结束：送出 {0} 张，退回 {1} 张",
+                "本批处理完：发布成功 {0}，失败 {1}",
+                en!("The runner's trip is over: {0} delivered, {1} brought back"),
+                en!("Batch finished: {0} published, {1} failed"),
+            ),
+            &[&published, &failed],
+        ),
         // Not this actor's (`narrate` routes only the events above here).
         other => super::i18n_scale::narrate(w, other, key_of),
     }
@@ -664,26 +650,29 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         },
         AckLost { delivery_id, msg_id } => {
             let k = key_of(*msg_id);
-            match (zh, m) {
-                (true, true) => format!("后厨喊了“收到”，可卷帘拉着没人听见：{k} 之后还会再来"),
-                (true, false) => format!("ACK 丢失（MQ 不可用）：投递 {delivery_id}（{k}）超时后会重投"),
-                (false, true) => {
-                    fill_en(en!("The kitchen calls \"got it\" but the shutter is down: {0} will come again"), &[&k])
-                }
-                (false, false) => fill_en(
-                    en!("Ack lost (MQ down): delivery {0} ({1}) will be redelivered after the timeout"),
-                    &[&delivery_id, &k],
+            speak(
+                w,
+                (
+                    "后厨喊了“收到”，可卷帘拉着没人听见：{0} 之后还会再来",
+                    "ACK 丢失（MQ 不可用）：投递 {1}（{0}）超时后会重投",
+                    en!("The kitchen calls \"got it\" but the shutter is down: {0} will come again"),
+                    en!("Ack lost (MQ down): delivery {1} ({0}) will be redelivered after the timeout"),
                 ),
-            }
+                &[&k, &delivery_id],
+            )
         }
         BrokerWentDown { until_ms } => {
             let at = clock(*until_ms);
-            match (zh, m) {
-                (true, true) => format!("出菜窗口拉下卷帘，{at} 前不收小票"),
-                (true, false) => format!("MQ 宕机，预计 {at} 恢复"),
-                (false, true) => fill_en(en!("The kitchen window's shutter comes down until {0}"), &[&at]),
-                (false, false) => fill_en(en!("The MQ goes down until {0}"), &[&at]),
-            }
+            speak(
+                w,
+                (
+                    "出菜窗口拉下卷帘，{0} 前不收小票",
+                    "MQ 宕机，预计 {0} 恢复",
+                    en!("The kitchen window's shutter comes down until {0}"),
+                    en!("The MQ goes down until {0}"),
+                ),
+                &[&at],
+            )
         }
         BrokerRecovered => w
             .pick_en(
@@ -695,14 +684,16 @@ fn broker_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             .to_string(),
         MessageAcked { delivery_id, msg_id } => {
             let k = key_of(*msg_id);
-            match (zh, m) {
-                (true, true) => format!("后厨回话“收到”，窗口划掉 {k}"),
-                (true, false) => format!("消费者 ACK 投递 {delivery_id}（{k}），MQ 删除这条消息"),
-                (false, true) => fill_en(en!("The kitchen calls \"got it\"; the window crosses out {0}"), &[&k]),
-                (false, false) => {
-                    fill_en(en!("The consumer acks delivery {0} ({1}); the MQ drops the message"), &[&delivery_id, &k])
-                }
-            }
+            speak(
+                w,
+                (
+                    "后厨回话“收到”，窗口划掉 {0}",
+                    "消费者 ACK 投递 {1}（{0}），MQ 删除这条消息",
+                    en!("The kitchen calls \"got it\"; the window crosses out {0}"),
+                    en!("The consumer acks delivery {1} ({0}); the MQ drops the message"),
+                ),
+                &[&k, &delivery_id],
+            )
         }
         // Not this actor's (`narrate` routes only the events above here).
         other => super::i18n_scale::narrate(w, other, key_of),
@@ -717,29 +708,18 @@ fn consumer_line(w: Words, e: &Event) -> String {
     match &e.kind {
         EffectApplied { biz_key, amount_cents, key_later: true, .. } => {
             let a = money(*amount_cents);
-            match (zh, m) {
-                (true, true) => format!("订单钉上没有 {biz_key}：后厨开做（收款 {a}），票号等回完话再插"),
-                (true, false) => {
-                    format!("查 dedup 没有 {biz_key}：执行业务（扣款 {a}）→ COMMIT；去重键留到 ACK 之后另写")
-                }
-                (false, true) => {
-                    fill_en(en!("{0} is not on the spike: the kitchen cooks it (charges {1}); the number goes on the spike later"), &[&biz_key, &a])
-                }
-                (false, false) => fill_en(en!("dedup has no {0}: effect (charge {1}) → COMMIT; the key is written later, after the ACK"), &[&biz_key, &a]),
-            }
+            speak(w, ("订单钉上没有 {0}：后厨开做（收款 {1}），票号等回完话再插", "查 dedup 没有 {0}：执行业务（扣款 {1}）→ COMMIT；去重键留到 ACK 之后另写", en!("{0} is not on the spike: the kitchen cooks it (charges {1}); the number goes on the spike later"), en!("dedup has no {0}: effect (charge {1}) → COMMIT; the key is written later, after the ACK")), &[&biz_key, &a])
         }
-        DedupKeyRecorded { biz_key, .. } => match (zh, m) {
-            (true, true) => format!("回完话，后厨才把 {biz_key} 插上订单钉（中间晕倒就忘了）"),
-            (true, false) => format!("ACK 之后另写去重键：INSERT INTO dedup（{biz_key}），不在业务事务里"),
-            (false, true) => fill_en(
+        DedupKeyRecorded { biz_key, .. } => speak(
+            w,
+            (
+                "回完话，后厨才把 {0} 插上订单钉（中间晕倒就忘了）",
+                "ACK 之后另写去重键：INSERT INTO dedup（{0}），不在业务事务里",
                 en!("Only now, after answering, the kitchen spikes {0} (faint before this and it is forgotten)"),
-                &[&biz_key],
-            ),
-            (false, false) => fill_en(
                 en!("After the ACK, on its own: INSERT INTO dedup ({0}), outside the effect's transaction"),
-                &[&biz_key],
             ),
-        },
+            &[&biz_key],
+        ),
         EffectApplied { biz_key, amount_cents, recorded_key, .. } => {
             let a = money(*amount_cents);
             match (recorded_key, zh, m) {
@@ -766,39 +746,23 @@ fn consumer_line(w: Words, e: &Event) -> String {
                 ),
             }
         }
-        DuplicateSkipped { biz_key, .. } => match (zh, m) {
-            (true, true) => format!("订单钉上已经有 {biz_key}：这是重复单，扔进废纸篓，只回话“收到”"),
-            (true, false) => {
-                format!("INSERT … ON CONFLICT DO NOTHING 影响 0 行：{biz_key} 已处理过，跳过业务，只做确认")
-            }
-            (false, true) => fill_en(
+        DuplicateSkipped { biz_key, .. } => speak(
+            w,
+            (
+                "订单钉上已经有 {0}：这是重复单，扔进废纸篓，只回话“收到”",
+                "INSERT … ON CONFLICT DO NOTHING 影响 0 行：{0} 已处理过，跳过业务，只做确认",
                 en!("{0} is already on the spike: a repeat, into the waste basket; just say \"got it\""),
-                &[&biz_key],
-            ),
-            (false, false) => fill_en(
                 en!("INSERT … ON CONFLICT DO NOTHING affected 0 rows: {0} was done before; skip the effect, just ack"),
-                &[&biz_key],
             ),
-        },
+            &[&biz_key],
+        ),
         ConsumerCrashed { restart_at_ms, member: Some(c), .. } => {
             let at = clock(*restart_at_ms);
-            match (zh, m) {
-                (true, true) => format!("后厨 {c} 做完一张就晕倒了，还没记下号；{at} 才醒"),
-                (true, false) => format!("消费者 {c} 已 COMMIT，但在提交位点前崩溃；{at} 重启，会话超时后再均衡"),
-                (false, true) => fill_en(en!("Cook {0} finished a ticket and fainted before noting the number; back at {1}"), &[&c, &at]),
-                (false, false) => fill_en(en!("Consumer {0} committed but crashed before committing its offset; back at {1}, the group rebalances after its session times out"), &[&c, &at]),
-            }
+            speak(w, ("后厨 {0} 做完一张就晕倒了，还没记下号；{1} 才醒", "消费者 {0} 已 COMMIT，但在提交位点前崩溃；{1} 重启，会话超时后再均衡", en!("Cook {0} finished a ticket and fainted before noting the number; back at {1}"), en!("Consumer {0} committed but crashed before committing its offset; back at {1}, the group rebalances after its session times out")), &[&c, &at])
         }
         ConsumerCrashed { delivery_id, restart_at_ms, .. } => {
             let at = clock(*restart_at_ms);
-            match (zh, m) {
-                (true, true) => format!("后厨做完了，还没回话就晕倒了，{at} 才醒：窗口以为没做完"),
-                (true, false) => format!("消费者已 COMMIT，但在 ACK 投递 {delivery_id} 之前崩溃；{at} 重启"),
-                (false, true) => fill_en(en!("The kitchen finished but fainted before replying, back at {0}: the window thinks it is not done"), &[&at]),
-                (false, false) => {
-                    fill_en(en!("The consumer committed but crashed before acking delivery {0}; restarts at {1}"), &[&delivery_id, &at])
-                }
-            }
+            speak(w, ("后厨做完了，还没回话就晕倒了，{0} 才醒：窗口以为没做完", "消费者已 COMMIT，但在 ACK 投递 {1} 之前崩溃；{0} 重启", en!("The kitchen finished but fainted before replying, back at {0}: the window thinks it is not done"), en!("The consumer committed but crashed before acking delivery {1}; restarts at {0}")), &[&at, &delivery_id])
         }
         ConsumerRestarted => w
             .pick_en(
@@ -819,12 +783,16 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
     match i {
         Injection::MqOutageStarted { duration_ms } => {
             let d = span(*duration_ms);
-            match (zh, m) {
-                (true, true) => format!("【注入】出菜窗口要拉下卷帘 {d}"),
-                (true, false) => format!("【注入】MQ 宕机 {d}"),
-                (false, true) => fill_en(en!("[injected] The window's shutter comes down for {0}"), &[&d]),
-                (false, false) => fill_en(en!("[injected] MQ outage for {0}"), &[&d]),
-            }
+            speak(
+                w,
+                (
+                    "【注入】出菜窗口要拉下卷帘 {0}",
+                    "【注入】MQ 宕机 {0}",
+                    en!("[injected] The window's shutter comes down for {0}"),
+                    en!("[injected] MQ outage for {0}"),
+                ),
+                &[&d],
+            )
         }
         Injection::MqOutageStopped => w
             .pick_en(
@@ -856,10 +824,11 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
                     return text;
                 }
             }
-            match zh {
-                true => format!("【设置】{key} = {value}"),
-                false => fill_en(en!("[setting] {0} = {1}"), &[&key, &value]),
-            }
+            speak(
+                w,
+                ("【设置】{0} = {1}", "【设置】{0} = {1}", en!("[setting] {0} = {1}"), en!("[setting] {0} = {1}")),
+                &[&key, &value],
+            )
         }
         Injection::RelayCrashArmed => w
             .pick_en(
@@ -871,15 +840,16 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
             .to_string(),
         Injection::RelayPauseArmed { pause_ms } => {
             let d = span(*pause_ms);
-            match (zh, m) {
-                (true, true) => format!("【注入】下一个拿起小票的跑堂会发呆 {d}"),
-                (true, false) => format!("【注入】下一个取到行的中继将卡顿 {d}（GC 停顿/网络抖动）"),
-                (false, true) => fill_en(en!("[injected] The next runner to take a ticket will freeze for {0}"), &[&d]),
-                (false, false) => fill_en(
+            speak(
+                w,
+                (
+                    "【注入】下一个拿起小票的跑堂会发呆 {0}",
+                    "【注入】下一个取到行的中继将卡顿 {0}（GC 停顿/网络抖动）",
+                    en!("[injected] The next runner to take a ticket will freeze for {0}"),
                     en!("[injected] The next relay to take a row will stall for {0} (a GC pause, a slow network)"),
-                    &[&d],
                 ),
-            }
+                &[&d],
+            )
         }
         Injection::ReconcileRequested => w
             .pick_en(

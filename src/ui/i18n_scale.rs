@@ -38,6 +38,13 @@ pub fn fill_en(template: En, args: &[&dyn std::fmt::Display]) -> String {
     fill(template.text(), args)
 }
 
+/// A sentence in the voice `w` picks of `voices`, its holes filled with `args`.
+#[inline(never)]
+pub fn speak(w: Words, voices: Voices, args: &[&dyn std::fmt::Display]) -> String {
+    let (zm, zt, em, et) = voices;
+    fill(w.pick_en(zm, zt, em, et), args)
+}
+
 /// The gap's name in the chosen words.
 pub fn gap_words(w: Words, gap: GapKind) -> &'static str {
     match gap {
@@ -67,7 +74,7 @@ pub fn gap_words(w: Words, gap: GapKind) -> &'static str {
 
 /// An event's templates in its four voices: 中文 metaphor, 中文 technical, English metaphor,
 /// English technical (fetched: [`en!`]).
-type Voices = (&'static str, &'static str, En, En);
+pub type Voices = (&'static str, &'static str, En, En);
 
 /// The four templates of an event and the values for their holes.
 fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voices, Vec<String>)> {
@@ -316,7 +323,7 @@ pub fn narrate(w: Words, e: &EventKind, key_of: &dyn Fn(u64) -> String) -> Strin
     match say(e, key_of, w) {
         Some(((zm, zt, em, et), args)) => {
             let refs: Vec<&dyn std::fmt::Display> = args.iter().map(|a| a as &dyn std::fmt::Display).collect();
-            fill(w.pick_en(zm, zt, em, et), &refs)
+            speak(w, (zm, zt, em, et), &refs)
         }
         None => e.name().to_string(),
     }
