@@ -426,6 +426,11 @@ async fn a_half_message_is_held_checked_back_and_an_order_refused_in_an_outage()
     // Event 24: during the outage the order is refused before its transaction.
     m.scrub(25).await;
     assert!(m.current_line().contains("A003 is refused"), "{}", m.current_line());
+    // No message table: nothing to scan, so no button that would do nothing.
+    assert!(m.el("[data-testid=inject-scan]").has_attribute("hidden"), "no scan button without a message table");
+    let outbox = mount(state("seed-demo"), vec![], None);
+    settle().await;
+    assert!(!outbox.el("[data-testid=inject-scan]").has_attribute("hidden"), "and one with it");
 }
 
 #[wasm_bindgen_test]
@@ -796,6 +801,36 @@ async fn every_english_sentence_of_every_scenario_is_in_the_fetched_file() {
             }
         }
     }
+}
+
+#[wasm_bindgen_test]
+fn fill_replaces_holes_leaves_the_rest_and_ends_english_plurals_by_count() {
+    use outbox_lab::ui::i18n_scale::fill;
+    assert_eq!(fill("a {0} b {1} {0}", &[&"x", &"y"]), "a x b y x");
+    assert_eq!(fill("{2} {x} {", &[&"x"]), "{2} {x} {");
+    assert_eq!(fill("订单 {0}", &[&"A001"]), "订单 A001");
+    assert_eq!(fill("{0} ticket{0|s}, {1} dish{1|es}", &[&1, &2]), "1 ticket, 2 dishes");
+    assert_eq!(fill("{0} row{0|s} {3|s}", &[&0]), "0 rows {3|s}");
+    // As narrated: a scan that takes one ticket, and one that takes two (the seed demo's first
+    // scan takes A001 and A002).
+    use outbox_lab::sim::event::EventKind;
+    use outbox_lab::ui::i18n::{narrate, Words};
+    install_english();
+    let sim = seed_demo();
+    let scan = sim
+        .events()
+        .iter()
+        .find(|e| matches!(&e.kind, EventKind::RelayScanned { picked, .. } if picked.len() == 2))
+        .unwrap();
+    let w = Words { lang: Lang::En, vocab: Vocab::Metaphor };
+    let line = narrate(w, scan, &|id| id.to_string());
+    assert!(line.ends_with("takes 2 due tickets"), "{line}");
+    let mut one = scan.clone();
+    if let EventKind::RelayScanned { picked, .. } = &mut one.kind {
+        picked.truncate(1);
+    }
+    let line = narrate(w, &one, &|id| id.to_string());
+    assert!(line.ends_with("takes 1 due ticket"), "{line}");
 }
 
 #[wasm_bindgen_test]
@@ -1213,9 +1248,10 @@ async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
         unreachable!()
     };
     m.scrub(polls[0] + 1).await;
+    let n = to - from;
+    let tickets = if n == 1 { "ticket" } else { "tickets" };
     let took = format!(
-        "Cook {member} takes {} ticket(s) from window P{partition} in one go, starting at ticket {}",
-        to - from,
+        "Cook {member} takes {n} {tickets} from window P{partition} in one go, starting at ticket {}",
         from + 1
     );
     assert_eq!(m.current_line(), took);

@@ -637,7 +637,9 @@ pub fn BreakIt(lab: Lab) -> impl IntoView {
                 <button class="inject" data-testid="inject-crash" on:click=inject(Command::CrashConsumerBeforeAck)>
                     {tr(lab, Label::Crash)}
                 </button>
-                <button class="inject" data-testid="inject-scan" on:click=inject(Command::ScanNow)>
+                // Nothing scans where there is no message table (the core would do nothing).
+                <button class="inject" data-testid="inject-scan" on:click=inject(Command::ScanNow)
+                    hidden=move || config.with(|c| c.mode != crate::sim::config::Mode::Outbox)>
                     {tr(lab, Label::ScanNow)}
                 </button>
             </div>

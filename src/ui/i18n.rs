@@ -414,8 +414,8 @@ fn order_service_line(w: Words, e: &Event) -> String {
                 (
                     "{0}（用了 {1}：{2} 个扫描在分 CPU）",
                     "{0}（用了 {1}：{2} 个扫描在分 CPU）",
-                    en!("{0} (it took {1}: {2} scan(s) shared the CPU)"),
-                    en!("{0} (it took {1}: {2} scan(s) shared the CPU)"),
+                    en!("{0} (it took {1}: {2} scan{2|s} shared the CPU)"),
+                    en!("{0} (it took {1}: {2} scan{2|s} shared the CPU)"),
                 ),
                 &[&said, &d, &scans_running],
             )
@@ -510,17 +510,19 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                 (true, false, _, true) => format!("中继扫描：沿 (status, next_retry_at) 索引检查 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
                 (true, false, _, false) => format!("中继扫描：没有可用索引，顺序扫描（Seq Scan）整张表 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
                 (false, true, 0, _) => fill_en(en!("The runner checks the rack ({0} looked at): nothing due, back empty-handed"), &[&rows_examined]),
-                (false, true, _, true) => fill_en(en!("The runner checks the rack, looks at {0}, takes {1} due ticket(s)"), &[&rows_examined, &k]),
-                (false, true, _, false) => fill_en(en!("The runner leafs through the whole rack ({0} tickets) and takes {1} due ticket(s)"), &[&rows_examined, &k]),
-                (false, false, _, true) => fill_en(en!("Relay scan: {0} row(s) examined through the (status, next_retry_at) index, {1} due PENDING picked"), &[&rows_examined, &k]),
-                (false, false, _, false) => fill_en(en!("Relay scan without the index: a Seq Scan read all {0} row(s) of the table, {1} due PENDING picked"), &[&rows_examined, &k]),
+                (false, true, _, true) => fill_en(en!("The runner checks the rack, looks at {0}, takes {1} due ticket{1|s}"), &[&rows_examined, &k]),
+                (false, true, _, false) => fill_en(en!("The runner leafs through the whole rack ({0} ticket{0|s}) and takes {1} due ticket{1|s}"), &[&rows_examined, &k]),
+                (false, false, _, true) => fill_en(en!("Relay scan: {0} row{0|s} examined through the (status, next_retry_at) index, {1} due PENDING picked"), &[&rows_examined, &k]),
+                (false, false, _, false) => fill_en(en!("Relay scan without the index: a Seq Scan read all {0} row{0|s} of the table, {1} due PENDING picked"), &[&rows_examined, &k]),
             };
             let h = held.len();
             match (h, zh, m) {
                 (0, ..) => took,
                 (_, true, true) => format!("{took}；同单后续 {h} 张压着，等前一张送出"),
                 (_, true, false) => format!("{took}；扣住 {h} 条：同订单的前一步仍是 PENDING"),
-                (_, false, true) => fill_en(en!("{0}; {1} later ticket(s) wait for the one before"), &[&took, &h]),
+                (_, false, true) => {
+                    fill_en(en!("{0}; {1} later ticket{1|s} held until the one before goes"), &[&took, &h])
+                }
                 (_, false, false) => {
                     fill_en(en!("{0}; {1} held: an earlier step of the order is PENDING"), &[&took, &h])
                 }
@@ -582,7 +584,7 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         }
         MessageDead { msg_id, retry_count, .. } => {
             let k = key_of(*msg_id);
-            speak(w, ("{0} 试了 {1} 次仍送不出去，放进死信托盘，等人来处理", "超过重试上限（第 {1} 次失败）：消息 {2} 置为 DEAD，交给人工或补偿任务", en!("Ticket {0} failed {1}×: it goes to the dead-letter tray for a person"), en!("Retry limit exceeded ({1} failure(s)): message {2} is DEAD, for a person or a compensation job")), &[&k, &retry_count, &msg_id])
+            speak(w, ("{0} 试了 {1} 次仍送不出去，放进死信托盘，等人来处理", "超过重试上限（第 {1} 次失败）：消息 {2} 置为 DEAD，交给人工或补偿任务", en!("Ticket {0} failed {1}×: it goes to the dead-letter tray for a person"), en!("Retry limit exceeded ({1} failure{1|s}): message {2} is DEAD, for a person or a compensation job")), &[&k, &retry_count, &msg_id])
         }
         RelayBatchFinished { published, failed, .. } => speak(
             w,

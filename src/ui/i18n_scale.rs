@@ -10,16 +10,26 @@ use super::timeline::{clock, span};
 use crate::sim::event::{AlertMetric, EventKind, GapKind, HalfAnswer};
 
 /// Replaces `{0}`, `{1}` … in `template` with `args`. A hole with no argument stays as it is.
+/// `{1|s}` is an English plural's ending: `s` unless argument 1 is 1 (`{1} ticket{1|s}`: "1
+/// ticket", "2 tickets"), and nothing otherwise.
 pub fn fill(template: &str, args: &[&dyn std::fmt::Display]) -> String {
     let mut out = String::with_capacity(template.len() + 16 * args.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let hole = after.find('}').and_then(|close| Some((close, after[..close].parse::<usize>().ok()?)));
-        match hole.and_then(|(close, i)| Some((close, *args.get(i)?))) {
-            Some((close, arg)) => {
-                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{arg}"));
+        let hole = after.find('}').and_then(|close| {
+            let (i, ending) = after[..close].split_once('|').map_or((&after[..close], None), |(i, e)| (i, Some(e)));
+            Some((close, *args.get(i.parse::<usize>().ok()?)?, ending))
+        });
+        match hole {
+            Some((close, arg, ending)) => {
+                let arg = arg.to_string();
+                out.push_str(match ending {
+                    None => &arg,
+                    Some(_) if arg == "1" => "",
+                    Some(ending) => ending,
+                });
                 rest = &after[close + 1..];
             }
             None => {
@@ -99,11 +109,11 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![String::from(&**biz_key)],
         ),
         TablePreloaded { rows, .. } => (
-            ("开张前票夹上已经堆着 {0} 张旧小票（从没归档过）", "消息表预置 {0} 行已完成（DONE）的历史数据，从未归档", en!("Before opening, the rack already holds {0} old tickets (never archived)"), en!("The outbox starts with {0} old DONE rows (never archived)")),
+            ("开张前票夹上已经堆着 {0} 张旧小票（从没归档过）", "消息表预置 {0} 行已完成（DONE）的历史数据，从未归档", en!("Before opening, the rack already holds {0} old ticket{0|s} (never archived)"), en!("The outbox starts with {0} old DONE rows (never archived)")),
             vec![n(rows)],
         ),
         RowsArchived { msg_ids } => (
-            ("把 {0} 张早已做完的小票收进档案柜，票夹轻了", "归档任务：{0} 行 DONE 移入 outbox_history，热表变小", en!("{0} long-finished ticket(s) go into the archive cabinet; the rack gets lighter"), en!("Archive job: {0} DONE row(s) moved to outbox_history; the hot table shrinks")),
+            ("把 {0} 张早已做完的小票收进档案柜，票夹轻了", "归档任务：{0} 行 DONE 移入 outbox_history，热表变小", en!("Into the archive cabinet: {0} long-finished ticket{0|s}; the rack gets lighter"), en!("Archive job: {0} DONE row{0|s} moved to outbox_history; the hot table shrinks")),
             vec![msg_ids.len().to_string()],
         ),
         RelayLockWaited { relay_id, holder } => (
@@ -151,7 +161,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![String::from(&**biz_key)],
         ),
         HalfMessageDiscarded { biz_key, checks, .. } => (
-            ("后厨打了 {1} 次电话都没问清，挂单 {0} 被扔掉", "回查 {1} 次仍无结果：Broker 丢弃半消息 {0}", en!("After {1} calls with no clear answer the kitchen throws hold ticket {0} away"), en!("No answer after {1} check-backs: the broker discards half message {0}")),
+            ("后厨打了 {1} 次电话都没问清，挂单 {0} 被扔掉", "回查 {1} 次仍无结果：Broker 丢弃半消息 {0}", en!("After {1} call{1|s} with no clear answer the kitchen throws hold ticket {0} away"), en!("No answer after {1} check-back{1|s}: the broker discards half message {0}")),
             vec![String::from(&**biz_key), n(checks)],
         ),
         MessageDeleted { msg_id, .. } => (
@@ -163,7 +173,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![n(from_lsn)],
         ),
         RelayLogRead { from_lsn, to_lsn, msg_ids, .. } => (
-            ("抄单员照复写簿第 {0}–{1} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}–{1}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies pages {0}–{1} of the carbon book, {2} tickets: {3}"), en!("The connector read LSN {0}–{1} of the commit log: {2} outbox inserts ({3}) in commit order; no scan, no lock")),
+            ("抄单员照复写簿第 {0}–{1} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}–{1}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies pages {0}–{1} of the carbon book, {2} ticket{2|s}: {3}"), en!("The connector read LSN {0}–{1} of the commit log: {2} outbox inserts ({3}) in commit order; no scan, no lock")),
             vec![n(from_lsn), n(to_lsn), msg_ids.len().to_string(), keys(key_of, msg_ids)],
         ),
         RelayLogPublishFailed { msg_id, attempt, retry_at_ms, .. } => (
@@ -175,11 +185,11 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![n(lsn)],
         ),
         LogPurged { up_to_lsn, unconfirmed } => (
-            ("复写簿第 {0} 页及以前被撕掉（保留期到），{1} 张还在书签之后", "日志保留期到：删除 LSN {0} 及以前，其中 {1} 条连接器未确认", en!("Pages up to {0} are torn out of the carbon book (kept too long); {1} were past the bookmark"), en!("Retention removed the log up to LSN {0}; {1} records were not yet confirmed")),
+            ("复写簿第 {0} 页及以前被撕掉（保留期到），{1} 张还在书签之后", "日志保留期到：删除 LSN {0} 及以前，其中 {1} 条连接器未确认", en!("Pages up to {0} are torn out of the carbon book (kept too long), {1} of them past the bookmark"), en!("Retention removed the log up to LSN {0}, and {1} unconfirmed record{1|s} with it")),
             vec![n(up_to_lsn), n(unconfirmed)],
         ),
         RelayLogPositionLost { from_lsn, resumed_at_lsn, skipped, .. } => (
-            ("书签那页已被撕掉：抄单员从第 {1} 页接着抄，{2} 张再也找不到（只有对账能发现）", "位点 LSN {0} 已不在日志中：从 LSN {1} 继续，跳过 {2} 条；只有对账能找回", en!("The bookmarked page is gone: the clerk goes on from page {1}, and {2} tickets are lost to him (only reconciliation finds them)"), en!("Position LSN {0} is gone from the log: resumed at LSN {1}, skipping {2} messages; only reconciliation finds them")),
+            ("书签那页已被撕掉：抄单员从第 {1} 页接着抄，{2} 张再也找不到（只有对账能发现）", "位点 LSN {0} 已不在日志中：从 LSN {1} 继续，跳过 {2} 条；只有对账能找回", en!("The bookmarked page is gone: the clerk goes on from page {1}, and never sees {2} ticket{2|s} (only reconciliation finds what is lost)"), en!("Position LSN {0} is gone from the log: resumed at LSN {1}, skipping {2} message{2|s}; only reconciliation finds them")),
             vec![n(from_lsn), n(resumed_at_lsn), n(skipped)],
         ),
         RelayPaused { relay_id, msg_id, resume_at_ms } => (
@@ -203,7 +213,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![relay_id.to_string()],
         ),
         ReconcileStarted { orders, messages, effects } => (
-            ("打烊对账：点菜单 {0} 笔、小票 {1} 张、出菜 {2} 份，三方逐一比对", "对账开始：orders {0} 行、消息 {1} 条、消费结果 {2} 条", en!("Closing-time check: {0} orders, {1} tickets, {2} dishes, compared one by one"), en!("Reconciliation: {0} orders, {1} messages, {2} effects")),
+            ("打烊对账：点菜单 {0} 笔、小票 {1} 张、出菜 {2} 份，三方逐一比对", "对账开始：orders {0} 行、消息 {1} 条、消费结果 {2} 条", en!("Closing-time check: {0} order{0|s}, {1} ticket{1|s}, {2} dish{2|es}, compared one by one"), en!("Reconciliation: {0} order{0|s}, {1} message{1|s}, {2} effect{2|s}")),
             vec![n(orders), n(messages), n(effects)],
         ),
         GapFound { gap, biz_key } => (
@@ -215,7 +225,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![String::from(&**biz_key), n(offset)],
         ),
         ReconcileFinished { found, compensated } => (
-            ("对账结束：发现 {0} 处对不上，补上了 {1} 处", "对账结束：缺口 {0} 个，已补偿 {1} 个", en!("Check done: {0} mismatch(es), {1} repaired"), en!("Reconciliation done: {0} gap(s), {1} compensated")),
+            ("对账结束：发现 {0} 处对不上，补上了 {1} 处", "对账结束：缺口 {0} 个，已补偿 {1} 个", en!("Check done: {0} mismatch{0|es}, {1} repaired"), en!("Reconciliation done: {0} gap{0|s}, {1} compensated")),
             vec![n(found), n(compensated)],
         ),
         TwoPcRoundStarted { round, biz_key, participants, .. } => (
@@ -243,7 +253,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![String::from(&**biz_key)],
         ),
         TwoPcAborted { biz_key, no_votes, .. } => (
-            ("{1} 个部门没准备好：{0} 整单作废", "2PC ABORT：{1} 个参与者未就绪，{0} 全部回滚", en!("{1} station(s) not ready: order {0} is called off everywhere"), en!("2PC ABORT: {1} participant(s) not ready; {0} rolls back everywhere")),
+            ("{1} 个部门没准备好：{0} 整单作废", "2PC ABORT：{1} 个参与者未就绪，{0} 全部回滚", en!("{1} station{1|s} not ready: order {0} is called off everywhere"), en!("2PC ABORT: {1} participant{1|s} not ready; {0} rolls back everywhere")),
             vec![String::from(&**biz_key), n(no_votes)],
         ),
         AlertRaised { metric, value, threshold } => (
@@ -251,7 +261,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![alert_words(w, *metric).into(), alert_value(w, *metric, *value), alert_value(w, *metric, *threshold)],
         ),
         RecordsPolled { member, partition, from, to } => (
-            ("后厨 {0} 从窗口 P{1} 一次取走 {4} 张小票，从第 {5} 张起", "消费者 {0} 从分区 {1} 拉取一批：offset {2}–{3}", en!("Cook {0} takes {4} ticket(s) from window P{1} in one go, starting at ticket {5}"), en!("Consumer {0} polls a batch from partition {1}: offsets {2}–{3}")),
+            ("后厨 {0} 从窗口 P{1} 一次取走 {4} 张小票，从第 {5} 张起", "消费者 {0} 从分区 {1} 拉取一批：offset {2}–{3}", en!("Cook {0} takes {4} ticket{4|s} from window P{1} in one go, starting at ticket {5}"), en!("Consumer {0} polls a batch from partition {1}: offsets {2}–{3}")),
             // The restaurant counts a window's tickets from 1, as the stage's "P1 2/3" does.
             vec![
                 member.to_string(),
@@ -380,18 +390,6 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         AlertRaised { .. } => w.lang("⚠ 告警", "⚠ alert"),
         AlertCleared { .. } => w.lang("✓ 恢复", "✓ clear"),
         _ => "",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fill;
-
-    #[test]
-    fn fill_replaces_holes_and_leaves_the_rest() {
-        assert_eq!(fill("a {0} b {1} {0}", &[&"x", &"y"]), "a x b y x");
-        assert_eq!(fill("{2} {x} {", &[&"x"]), "{2} {x} {");
-        assert_eq!(fill("订单 {0}", &[&"A001"]), "订单 A001");
     }
 }
 

@@ -395,13 +395,19 @@ await shot('lessons-en-ai');
   const again = await page.evaluate(() => [history.length, location.search]);
   ok(reset[0] === entries + 1 && !reset[1].includes('idempotent') && again.join() === reset.join(),
     `Reset leaves the tried run in the history, and Reset at the start adds nothing (entries ${entries} → ${reset[0]} → ${again[0]})`);
-  // A move to a place on the page and back reloads nothing.
+  // The checks panel's link to the insight panel scrolls there: it adds no entry to the
+  // history (Back to one reloaded the address of the moment before), and a step made just
+  // before the click stays in the address.
   const marker = await page.evaluate(() => (window.notReloaded = 1));
+  const before = await page.evaluate(() => [history.length, new URLSearchParams(location.search).get('step')]);
+  await page.keyboard.press('ArrowRight');
   await page.click('[data-testid=check-every-ordering]');
   await page.waitForSelector('[data-testid=insight-check]');
-  await page.goBack();
-  await page.waitForTimeout(300);
-  ok(marker === 1 && (await page.evaluate(() => window.notReloaded)) === 1, 'the checks panel\'s link to #insight, and Back from it, reload nothing');
+  await page.waitForTimeout(400); // the address follows once the cursor rests
+  const after = await page.evaluate(() => [history.length, new URLSearchParams(location.search).get('step'), location.hash]);
+  const inView = await page.evaluate(() => { const r = document.querySelector('[data-testid=insight]').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; });
+  ok(marker === 1 && (await page.evaluate(() => window.notReloaded)) === 1 && after[0] === before[0] && after[1] === String(Number(before[1]) + 1) && after[2] === '' && inView,
+    `the checks panel's link to the insight panel scrolls to it, adds no history entry and keeps a step made just before (entries ${before[0]} → ${after[0]}, step ${before[1]} → ${after[1]})`);
 }
 
 // ---- relay=cdc, delete_after_insert: the rack stays empty, every order is still served ----

@@ -190,9 +190,15 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
             </ul>
             // The exhaustive checker on a small copy of this configuration, run by the insight
             // worker: "proved for every ordering of N states", or a shortest counterexample to
-            // replay on the stage.
-            <a class="every-ordering" href="#insight" data-testid="check-every-ordering" on:click=move |_| {
+            // replay on the stage. The panel is scrolled to, not navigated to: a `#insight`
+            // entry in the history held the address of the moment before, and Back to it (or
+            // the address written over it) lost a step made just before the click.
+            <a class="every-ordering" href="#insight" data-testid="check-every-ordering" on:click=move |ev| {
+                ev.prevent_default();
                 crate::ui::insight::open(insight, "check");
+                if let Some(panel) = document().get_element_by_id("insight") {
+                    panel.scroll_into_view();
+                }
             }>{tr(lab, Label::EveryOrdering)}</a>
             <h3>{tr(lab, Label::States)}</h3>
             <Markup attr:class="fsm-wrap" attr:data-testid="fsm" attr:data-edge=move || edge().map(|e| e.0).unwrap_or("")
