@@ -158,6 +158,13 @@ fn Choice(
                 let key = ev.key();
                 if key == "Enter" {
                     commit();
+                } else if key == "Escape" {
+                    // Escape takes back a choice still waiting for Enter: the value in force
+                    // shows again, and leaving the drop-down applies nothing.
+                    pending.set(None);
+                    arrowed.set_value(false);
+                    event_target::<web_sys::HtmlSelectElement>(&ev)
+                        .set_value(&options.with_untracked(|(_, now)| now.clone()));
                 } else if moves_selection(&key) {
                     arrowed.set_value(true);
                 }

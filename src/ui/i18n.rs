@@ -264,7 +264,7 @@ impl Words {
             Label::AtStart => l("开头", "start"),
             Label::Amount => l("金额", "amount"),
             Label::Duration => l("时长", "duration"),
-            Label::EnterToApply => l("按 Enter 应用", "press Enter to apply"),
+            Label::EnterToApply => l("按 Enter 应用，Esc 取消", "press Enter to apply, Esc to cancel"),
             Label::NoEvent => l("（此刻无事可做：没有产生事件）", " (nothing to do at that moment: no event)"),
             Label::Rows => l("行", "rows"),
             Label::Page => l("页", "page"),

@@ -706,13 +706,25 @@ await shot('lessons-en-ai');
   ok((await injections()) === 0 && (await cursor()) === 5, 'arrowing through a setting injects nothing yet (and does not step the run)');
   const marked = () => page.evaluate(() => { const s = document.querySelector('[data-testid=set-batch_size]'); return [s.classList.contains('pending'), s.title, getComputedStyle(s).outlineStyle]; });
   const waiting = await marked();
-  ok(waiting.join() === 'true,press Enter to apply,dashed', `and the drop-down shows that its choice waits for Enter (${waiting})`);
+  ok(waiting.join() === 'true,press Enter to apply, Esc to cancel,dashed', `and the drop-down shows that its choice waits for Enter (${waiting})`);
   await page.keyboard.press('Enter');
   await waitForInjections(1);
   ok((await injections()) === 1, 'Enter applies the choice: one injection');
   const applied = await marked();
   ok(!applied[0] && applied[1] === '' && applied[2] !== 'dashed', `then it is not marked (${applied})`);
   ok((await focused()) === 'set-batch_size', `and the focus stays on the drop-down (${await focused()})`);
+  // Escape takes back a choice waiting for Enter: the value in force again, and leaving the
+  // drop-down then applies nothing.
+  const inForce = await page.$eval('[data-testid=set-batch_size]', (s) => s.value);
+  await page.keyboard.press('ArrowUp'); // the choice applied above is the list's last
+  const arrowed = (await marked())[0];
+  await page.keyboard.press('Escape');
+  const escaped = await marked();
+  const shownValue = await page.$eval('[data-testid=set-batch_size]', (s) => s.value);
+  await page.focus('[data-testid=log-line][data-seq="2"]');
+  await page.waitForTimeout(100);
+  ok(arrowed && !escaped[0] && escaped[1] === '' && shownValue === inForce && (await injections()) === 1,
+    `Escape takes back a choice waiting for Enter (${arrowed} → ${escaped}): unmarked, ${shownValue} shown again (in force: ${inForce}), nothing applied on leaving (${await injections()} injection)`);
   // A log line is a button: Tab reaches it, Enter opens its event, the focus stays on it.
   const line = page.locator('[data-testid=log-line][data-seq="2"]');
   await line.focus();
