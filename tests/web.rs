@@ -1257,6 +1257,33 @@ async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
     assert_eq!(m.current_line(), took);
 }
 
+/// Under a Kafka-style broker the runner's publish names the window (the partition) it goes
+/// to: the broker's offset counts every partition's records, so a slot number from it
+/// disagreed with the window's own count on the stage.
+#[wasm_bindgen_test]
+fn a_publish_to_a_log_names_its_partition_not_a_slot() {
+    use outbox_lab::sim::kafka_broker::partition_of;
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let run = outbox_lab::playback::Run::play(RunSpec::builtin("kafka-rebalance", 1).unwrap()).unwrap();
+    let published: Vec<_> =
+        run.events.iter().filter(|e| matches!(e.kind, EventKind::MessagePublished { offset: 1.., .. })).collect();
+    assert!(!published.is_empty());
+    for e in published {
+        let EventKind::MessagePublished { biz_key, .. } = &e.kind else { unreachable!() };
+        let p = partition_of(biz_key, run.spec.config.partitions as usize);
+        let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, e, &run);
+        assert_eq!(zh, format!("跑堂把 {biz_key} 的小票递进出菜窗口 P{p}"));
+        let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
+        assert!(en.ends_with(&format!("({biz_key}) to partition {p} of the topic")), "{en}");
+    }
+    // A queue's publish keeps its slot.
+    let queue = outbox_lab::playback::Run::play(RunSpec::builtin("seed-demo", 1).unwrap()).unwrap();
+    let e = queue.events.iter().find(|e| matches!(e.kind, EventKind::MessagePublished { .. })).unwrap();
+    let line = narrate_run(Words { lang: Lang::En, vocab: Vocab::Metaphor }, e, &queue);
+    assert!(line.ends_with("(slot 1)"), "{line}");
+}
+
 /// A setting told in the restaurant's words reads right with a count of 1 ("at most 1
 /// tickets per trip" did not), and so do an alert and a dead letter at 1.
 #[wasm_bindgen_test]

@@ -336,8 +336,23 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
 /// the SENT it writes said to stay unseen until the batch commits, as the stage shows it (the
 /// committed rows), and the end of a batch that stamped rows said to commit them.
 pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
-    use crate::sim::config::LockMode;
-    let line = narrate(w, e, &|id| run.key_of(id));
+    use crate::sim::config::{BrokerKind, LockMode};
+    let config = &run.spec.config;
+    let line = match &e.kind {
+        // A log has a window per partition, each counting its own records; the broker's offset
+        // counts them all, so the line names the window instead of a slot.
+        EventKind::MessagePublished { msg_id, biz_key, .. } if config.broker == BrokerKind::Kafka => speak(
+            w,
+            (
+                "跑堂把 {0} 的小票递进出菜窗口 P{1}",
+                "发布消息 {2}（{0}）到主题的分区 {1}",
+                en!("The runner hands ticket {0} through kitchen window P{1}"),
+                en!("Published message {2} ({0}) to partition {1} of the topic"),
+            ),
+            &[biz_key, &crate::sim::kafka_broker::partition_of(biz_key, config.partitions as usize), msg_id],
+        ),
+        _ => narrate(w, e, &|id| run.key_of(id)),
+    };
     let lock = run.timeline.config_at(e.seq as usize).map_or(run.spec.config.lock, |c| c.lock);
     if !matches!(lock, LockMode::ForUpdate | LockMode::SkipLocked) {
         return line;
