@@ -359,9 +359,11 @@ async fn language_and_view_toggles_change_every_label() {
     settle().await;
     m.scrub(5).await;
     let zh_metaphor = m.current_line();
+    assert!(m.testid("legend").contains("→ 后厨接了，还没回话"), "{}", m.testid("legend"));
     m.click("[data-testid=lang]").await;
     assert_eq!(m.testid("label-cashier"), "Cashier");
     assert_eq!(m.testid("label-window"), "Kitchen window");
+    assert!(m.testid("legend").contains("In the window: … not yet passed to the kitchen · →"), "the window's marks, explained");
     assert!(m.current_line().starts_with("Signed!"), "{}", m.current_line());
     assert_eq!(m.testid("caption"), m.current_line(), "the caption under the stage says it too");
     assert_eq!(m.el("[data-testid=lab]").get_attribute("data-lang").as_deref(), Some("en"));

@@ -4,6 +4,7 @@
 //! said so (the runner walks on relay events, a bubble names the current event).
 
 use super::app::Lab;
+use super::english::en;
 use super::i18n::{bubble, Label, Lang, Words};
 use super::markup::{Markup, SvgMarkup};
 use super::timeline::{clock, touched_msg, Frame};
@@ -197,6 +198,17 @@ fn legend(w: Words) -> Html {
         ),
         w.pick("重试次数", "retry_count", "retries", "retry_count"),
         w.pick("下次再试的时刻", "next_retry_at", "next try at", "next_retry_at"),
+    );
+    // The marks under a ticket in the window (its English words are fetched with the narration).
+    html_write!(
+        o,
+        r#"<span class="key">{}</span>"#,
+        w.pick_en(
+            "窗口里：… 还没递给后厨 · → 后厨接了，还没回话 · ↻ ×2 递了两次",
+            "MQ 中：… 未投递 · → 已投递、未 ACK · ↻ ×2 投递了两次",
+            en!("In the window: … not yet passed to the kitchen · → with the kitchen, no answer yet · ↻ ×2 passed twice"),
+            en!("In the MQ: … not delivered yet · → delivered, not acked · ↻ ×2 delivered twice"),
+        ),
     );
     o
 }
