@@ -428,11 +428,16 @@ async fn a_half_message_is_held_checked_back_and_an_order_refused_in_an_outage()
     // Event 24: during the outage the order is refused before its transaction.
     m.scrub(25).await;
     assert!(m.current_line().contains("A003 is refused"), "{}", m.current_line());
-    // No message table: nothing to scan, so no button that would do nothing.
-    assert!(m.el("[data-testid=inject-scan]").has_attribute("hidden"), "no scan button without a message table");
+    // No message table: nothing to scan, so no button that would do nothing, and no relay
+    // settings (the page's stylesheet gave their labels a display that showed them).
+    let style = with_page_css();
+    assert!(!shown(&m, "[data-testid=inject-scan]"), "no scan button without a message table");
+    assert!(!shown(&m, "[data-testid=set-batch_size]"), "nor a relay's settings");
+    assert!(shown(&m, "[data-testid=set-idempotent]"), "the consumer's stays");
     let outbox = mount(state("seed-demo"), vec![], None);
     settle().await;
-    assert!(!outbox.el("[data-testid=inject-scan]").has_attribute("hidden"), "and one with it");
+    assert!(shown(&outbox, "[data-testid=inject-scan]") && shown(&outbox, "[data-testid=set-batch_size]"), "both with it");
+    style.remove();
 }
 
 #[wasm_bindgen_test]
