@@ -363,7 +363,10 @@ async fn language_and_view_toggles_change_every_label() {
     m.click("[data-testid=lang]").await;
     assert_eq!(m.testid("label-cashier"), "Cashier");
     assert_eq!(m.testid("label-window"), "Kitchen window");
-    assert!(m.testid("legend").contains("In the window: … not yet passed to the kitchen · →"), "the window's marks, explained");
+    assert!(
+        m.testid("legend").contains("In the window: … not yet passed to the kitchen · →"),
+        "the window's marks, explained"
+    );
     assert!(m.current_line().starts_with("Signed!"), "{}", m.current_line());
     assert_eq!(m.testid("caption"), m.current_line(), "the caption under the stage says it too");
     assert_eq!(m.el("[data-testid=lab]").get_attribute("data-lang").as_deref(), Some("en"));
@@ -436,7 +439,10 @@ async fn a_half_message_is_held_checked_back_and_an_order_refused_in_an_outage()
     assert!(shown(&m, "[data-testid=set-idempotent]"), "the consumer's stays");
     let outbox = mount(state("seed-demo"), vec![], None);
     settle().await;
-    assert!(shown(&outbox, "[data-testid=inject-scan]") && shown(&outbox, "[data-testid=set-batch_size]"), "both with it");
+    assert!(
+        shown(&outbox, "[data-testid=inject-scan]") && shown(&outbox, "[data-testid=set-batch_size]"),
+        "both with it"
+    );
     style.remove();
 }
 
@@ -530,7 +536,10 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
         m.click("[data-testid=fwd]").await;
     }
     assert!(m.current_line().contains("第 1 次重试"), "{}", m.current_line());
-    assert_eq!(m.el("[data-testid=fsm]").get_attribute("data-edge").as_deref(), Some("retry"));
+    // The state diagram draws the edge dashed while the update is uncommitted.
+    let edge = |m: &Mounted| m.el("[data-testid=fsm]").get_attribute("data-edge").unwrap_or_default();
+    assert_eq!(edge(&m), "retry~");
+    assert!(m.has("[data-testid=fsm] .edge.lit.uncommitted[data-edge=retry]"), "dashed while uncommitted");
     let retry = |m: &Mounted| m.text("[data-testid=outbox-row] [data-testid=cell-retry]");
     assert_eq!(retry(&m), "0", "not committed yet");
     for _ in 0..10 {
@@ -540,6 +549,8 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
         m.click("[data-testid=fwd]").await;
     }
     assert_eq!(retry(&m), "1", "the relay's COMMIT shows the retry");
+    assert_eq!(edge(&m), "retry", "and the diagram draws the edge solid");
+    assert!(!m.has("[data-testid=fsm] .uncommitted"));
     m.click("[data-testid=inject-outage-stop]").await;
     assert!(m.current_line().contains("【注入】"), "the cursor lands on the injection");
     m.click("[data-testid=fwd]").await;

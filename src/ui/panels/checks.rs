@@ -107,6 +107,15 @@ fn transition(f: &Frame) -> Option<(&'static str, Status)> {
     let before = |id: u64| f.before_row.as_ref().filter(|r| r.id == id).map(|r| r.status);
     match &e.kind {
         EventKind::OrderCommitted { .. } => Some(("new", Status::Pending)),
+        // Under a relay whose batch is a transaction a row's update is written now and seen by
+        // others when the batch commits: "ps~" is the edge "ps" drawn dashed until then.
+        EventKind::MessageMarkedSent { .. } if batch_is_a_transaction(f) => Some(("ps~", Status::Sent)),
+        EventKind::PublishFailed { .. } if batch_is_a_transaction(f) => Some(("retry~", Status::Pending)),
+        EventKind::MessageDead { .. } if batch_is_a_transaction(f) => Some(("pdead~", Status::Dead)),
+        EventKind::RelayBatchFinished { published: 1.., .. } if batch_is_a_transaction(f) => Some(("ps", Status::Sent)),
+        EventKind::RelayBatchFinished { failed: 1.., .. } if batch_is_a_transaction(f) => {
+            Some(("retry", Status::Pending))
+        }
         EventKind::MessageMarkedSent { .. } => Some(("ps", Status::Sent)),
         EventKind::PublishFailed { .. } => Some(("retry", Status::Pending)),
         EventKind::MessageDead { .. } => Some(("pdead", Status::Dead)),
@@ -116,6 +125,13 @@ fn transition(f: &Frame) -> Option<(&'static str, Status)> {
         },
         _ => None,
     }
+}
+
+/// Whether the relays' batch is one transaction (SELECT … FOR UPDATE [SKIP LOCKED]), its
+/// updates unseen by others until it commits.
+fn batch_is_a_transaction(f: &Frame) -> bool {
+    use crate::sim::config::LockMode;
+    matches!(f.config.lock, LockMode::ForUpdate | LockMode::SkipLocked)
 }
 
 /// What a broken badge's tooltip says: the checker's finding (written in English by the
@@ -232,12 +248,10 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
 
 /// The state machine PENDING → SENT → DONE / DEAD, with the event's edge and target lit.
 fn fsm_svg(edge: Option<(&'static str, Status)>) -> Html {
-    let lit_edge = |name: &str| {
-        if edge.is_some_and(|(e, _)| e == name) {
-            " lit"
-        } else {
-            ""
-        }
+    let lit_edge = |name: &str| match edge {
+        Some((e, _)) if e == name => " lit",
+        Some((e, _)) if e.strip_suffix('~') == Some(name) => " lit uncommitted",
+        _ => "",
     };
     let lit_node = |s: Status| {
         if edge.is_some_and(|(_, to)| to == s) {
