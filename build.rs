@@ -1,7 +1,8 @@
 //! A build id for the insight worker: a fingerprint (FNV-1a 64) of the sources, compiled into
 //! the page as `INSIGHT_BUILD`. The page starts `insight-worker.js?v=<id>` and the loader
 //! passes the id on to the worker's files, whose names carry no hash: after a redeploy a
-//! browser never pairs a new page with a cached old worker.
+//! browser never pairs a new page with a cached old worker. The page fetches its English
+//! narration (`narration.en.txt`, made from these sources) with the same id.
 
 use std::path::Path;
 

@@ -90,6 +90,8 @@ fn the_english_narration_file_matches_the_sources() {
         "{ASSET} is stale: run UPDATE_NARRATION=1 cargo test --test narration_asset and commit it"
     );
     assert!(ASSET.ends_with(FILE), "the page fetches {FILE}, the test writes {ASSET}");
+    let page = std::fs::read_to_string("src/ui/english.rs").unwrap();
+    assert!(page.contains(&format!("concat!(\"{FILE}?v=\"")), "the page's URL names {FILE}");
 }
 
 #[test]

@@ -147,7 +147,7 @@ impl Lab {
         // The English narration is fetched the first time the page speaks English.
         Effect::new(move |_| {
             if lab.lang.get() == Lang::En && !super::english::installed() {
-                fetch_text(super::english::FILE, move |got| match got {
+                fetch_text(super::english::URL, move |got| match got {
                     Ok(text) => {
                         super::english::install(text);
                         lab.english.set(true);

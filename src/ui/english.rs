@@ -11,6 +11,11 @@ use std::cell::RefCell;
 
 pub use crate::english_key::{key, FILE, MISSING};
 
+/// Where the page fetches [`FILE`]: with the build's id (`build.rs`), so that after a redeploy
+/// a browser never pairs the new page with a cached file of old sentences (their keys would
+/// not match: every sentence would read ⋯).
+pub const URL: &str = concat!("narration.en.txt?v=", env!("INSIGHT_BUILD"));
+
 thread_local! {
     /// (key, sentence), in the file's order; empty until the file is installed.
     static SENTENCES: RefCell<Vec<(u32, &'static str)>> = const { RefCell::new(Vec::new()) };
