@@ -2,7 +2,8 @@
 # Prints the gzip size of the first load of dist/ (wasm + js + css + index.html + the largest
 # scenario title-and-guide file) and enforces the budget.
 # The insight worker (outbox-insight*) and the Postgres console (pg-console.js, pglite/) are
-# listed apart: the page fetches them only when the insight panel or the console first opens.
+# listed apart: the page fetches them only when the insight panel or the console first opens;
+# so is the English narration, fetched when the page first speaks English.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUDGET_BYTES=$((260 * 1024))
@@ -27,6 +28,10 @@ done
 printf '%-48s %8s        %8d gzip  (the largest; one is fetched at load)\n' "dist/scenarios/*.txt" "" "$notes"
 total=$((total + notes))
 printf 'on demand (insight worker, Postgres console script), gzip: %d bytes\n' "$later"
+# The English narration (src/ui/english.rs): fetched when the page first speaks English, so a
+# page opened in English (lang=en) fetches it right after the first load.
+english=$(gzip -9 -c dist/narration.en.txt | wc -c)
+printf 'on demand (the English narration, dist/narration.en.txt), gzip: %d bytes; a page opened in English: %d bytes\n' "$english" $((total + english))
 pglite=$(find dist/pglite -type f -exec gzip -9 -c {} \; 2>/dev/null | wc -c)
 printf 'on demand (PostgreSQL in wasm, dist/pglite/), gzip: %d bytes\n' "$pglite"
 # scripts/shorten-imports.mjs (run by the release build's hook) leaves no hashed import name.
