@@ -367,6 +367,7 @@ async fn language_and_view_toggles_change_every_label() {
         m.testid("legend").contains("In the window: … not yet passed to the kitchen · →"),
         "the window's marks, explained"
     );
+    assert_eq!(m.testid("row-count"), "1 row", "A001's row alone in the table");
     assert!(m.current_line().starts_with("Signed!"), "{}", m.current_line());
     assert_eq!(m.testid("caption"), m.current_line(), "the caption under the stage says it too");
     assert_eq!(m.el("[data-testid=lab]").get_attribute("data-lang").as_deref(), Some("en"));

@@ -105,7 +105,9 @@ pub fn MessageTable(lab: Lab) -> impl IntoView {
         <section class="panel table" data-testid="table">
             <h2>
                 {tr(lab, Label::Table)} " "
-                <span class="sub" data-testid="row-count">{total} " " {tr(lab, Label::Rows)}</span>
+                <span class="sub" data-testid="row-count">
+                    {total} " " {move || if total() == 1 { lab.words().lang("行", "row") } else { lab.words().t(Label::Rows) }}
+                </span>
                 " " <span class="sub">{counts}</span>
             </h2>
             <div class="table-tools">
