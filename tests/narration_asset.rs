@@ -1,5 +1,5 @@
 //! `assets/narration.en.txt` holds every English sentence of the page's narration written in
-//! `en!("…")` under `src/ui/`, one a line, in the order they are written (first time each). The
+//! `en!("…")` under `src/`, one a line, in the order they are written (first time each). The
 //! page's wasm keeps only each sentence's key and fetches this file when it first speaks English
 //! (`src/ui/english.rs`). Run `UPDATE_NARRATION=1 cargo test --test narration_asset` after
 //! editing a sentence.
@@ -10,10 +10,11 @@ use std::collections::BTreeMap;
 
 const ASSET: &str = "assets/narration.en.txt";
 
-/// The page's source files, by path (relative: the test runs in the repository).
+/// The sources' files, by path (relative: the test runs in the repository). All of `src`: an
+/// `en!` anywhere would compile, and read ⋯ if the file left it out.
 fn sources() -> Vec<(String, String)> {
     let mut files = Vec::new();
-    let mut dirs = vec![std::path::PathBuf::from("src/ui")];
+    let mut dirs = vec![std::path::PathBuf::from("src")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.unwrap().path();
@@ -74,7 +75,7 @@ fn sentences() -> Vec<String> {
             }
         }
     }
-    assert!(calls > 200, "only {calls} en! sentences found under src/ui: is the search broken?");
+    assert!(calls > 200, "only {calls} en! sentences found under src: is the search broken?");
     found
 }
 

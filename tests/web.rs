@@ -541,6 +541,7 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
     let edge = |m: &Mounted| m.el("[data-testid=fsm]").get_attribute("data-edge").unwrap_or_default();
     assert_eq!(edge(&m), "retry~");
     assert!(m.has("[data-testid=fsm] .edge.lit.uncommitted[data-edge=retry]"), "dashed while uncommitted");
+    assert!(m.current_line().ends_with("（收工前别人看到的还是原样）"), "and said so: {}", m.current_line());
     let retry = |m: &Mounted| m.text("[data-testid=outbox-row] [data-testid=cell-retry]");
     assert_eq!(retry(&m), "0", "not committed yet");
     for _ in 0..10 {
@@ -550,8 +551,11 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
         m.click("[data-testid=fwd]").await;
     }
     assert_eq!(retry(&m), "1", "the relay's COMMIT shows the retry");
-    assert_eq!(edge(&m), "retry", "and the diagram draws the edge solid");
+    // A batch of failures only: its COMMIT lights no edge (retried or dead, the event does not
+    // say), and says that the changes are seen now.
+    assert_eq!(edge(&m), "", "no dashed edge left at the COMMIT");
     assert!(!m.has("[data-testid=fsm] .uncommitted"));
+    assert!(m.current_line().ends_with("；一并提交：这一趟的改动此刻才让别人看到"), "{}", m.current_line());
     m.click("[data-testid=inject-outage-stop]").await;
     assert!(m.current_line().contains("【注入】"), "the cursor lands on the injection");
     m.click("[data-testid=fwd]").await;
@@ -796,11 +800,14 @@ async fn english_narration_that_cannot_load_leaves_a_notice_and_the_rest_in_engl
         wait_ms(20).await;
     }
     let notice = m.testid("notice");
+    m.scrub(5).await;
+    let (line, caption) = (m.current_line(), m.testid("caption"));
+    let cashier = m.testid("label-cashier");
     install_english();
     assert!(notice.contains("narration.en.txt"), "{notice}");
-    m.scrub(5).await;
-    assert_eq!(m.testid("label-cashier"), "Cashier", "the labels are in the first load");
-    assert_eq!(m.current_line(), outbox_lab::ui::english::MISSING, "a sentence that has not come");
+    assert_eq!(cashier, "Cashier", "the labels are in the first load");
+    assert_eq!(line, outbox_lab::ui::english::MISSING, "a sentence that has not come");
+    assert_eq!(caption, outbox_lab::ui::english::MISSING, "in the caption too");
 }
 
 #[wasm_bindgen_test]
@@ -1301,6 +1308,27 @@ fn a_publish_to_a_log_names_its_partition_not_a_slot() {
     let e = queue.events.iter().find(|e| matches!(e.kind, EventKind::MessagePublished { .. })).unwrap();
     let line = narrate_run(Words { lang: Lang::En, vocab: Vocab::Metaphor }, e, &queue);
     assert!(line.ends_with("(slot 1)"), "{line}");
+}
+
+/// With one relay on one shard a scan's start names "the runner", as the stage does; with
+/// several, each line names its runner and rack.
+#[wasm_bindgen_test]
+fn a_scan_start_names_the_runner_only_when_there_are_several() {
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let started = |run: &outbox_lab::playback::Run| {
+        let e = run.events.iter().find(|e| matches!(e.kind, EventKind::RelayScanStarted { .. })).unwrap().clone();
+        let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, &e, run);
+        (zh, narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, &e, run))
+    };
+    let one = outbox_lab::playback::Run::play(RunSpec::builtin("seed-demo", 1).unwrap()).unwrap();
+    let (zh, en) = started(&one);
+    assert!(zh.starts_with("跑堂开始翻票夹，要翻 "), "{zh}");
+    assert!(en.starts_with("The relay starts scanning: the query runs until "), "{en}");
+    let four = outbox_lab::playback::Run::play(RunSpec::builtin("sharded-hot-key", 1).unwrap()).unwrap();
+    let (zh, en) = started(&four);
+    assert!(zh.starts_with("跑堂 ") && zh.contains("个票夹"), "{zh}");
+    assert!(en.starts_with("Relay ") && en.contains("starts scanning shard"), "{en}");
 }
 
 /// A setting told in the restaurant's words reads right with a count of 1 ("at most 1

@@ -146,13 +146,19 @@ impl Lab {
         };
         // The English narration is fetched the first time the page speaks English.
         Effect::new(move |_| {
-            if lab.lang.get() == Lang::En && !super::english::installed() {
-                fetch_text(super::english::URL, move |got| match got {
-                    Ok(text) => {
-                        super::english::install(text);
-                        lab.english.set(true);
+            if lab.lang.get() == Lang::En && super::english::ask() {
+                fetch_text(super::english::URL, move |got| {
+                    let failed = match got {
+                        Ok(text) => {
+                            super::english::install(text);
+                            lab.english.set(true);
+                            (!super::english::is_the_narration()).then(|| "not the narration".to_string())
+                        }
+                        Err(e) => Some(e),
+                    };
+                    if let Some(e) = failed {
+                        lab.notices.update(|n| n.push(format!("{}: {e}", super::english::FILE)));
                     }
-                    Err(e) => lab.notices.update(|n| n.push(format!("{}: {e}", super::english::FILE))),
                 });
             }
         });

@@ -7,7 +7,7 @@
 //! line, made from these sources by `tests/narration_asset.rs`. Before the file has come (or if
 //! it does not), a sentence reads "⋯" ([`MISSING`]); [`installed`] says when it has.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 pub use crate::english_key::{key, FILE, MISSING};
 
@@ -19,6 +19,15 @@ pub const URL: &str = concat!("narration.en.txt?v=", env!("INSIGHT_BUILD"));
 thread_local! {
     /// (key, sentence), in the file's order; empty until the file is installed.
     static SENTENCES: RefCell<Vec<(u32, &'static str)>> = const { RefCell::new(Vec::new()) };
+    /// The page has asked for the file (once: a switch back and forth while it comes, or after
+    /// it failed, asks nothing more; the failure's notice stays).
+    static ASKED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether to fetch the file now: it is not here and has not been asked for (this call counts
+/// as asking).
+pub fn ask() -> bool {
+    !installed() && !ASKED.replace(true)
 }
 
 /// Takes the fetched file's sentences (one a line). The text is kept for the page's life: the
@@ -61,3 +70,10 @@ macro_rules! en {
     };
 }
 pub(crate) use en;
+
+/// Whether the installed file is this build's narration: it holds a sentence the page says, one
+/// with characters beyond ASCII (a server that answers a missing file with a page of its own
+/// gives none, and one that sends the file in another encoding changes its keys).
+pub fn is_the_narration() -> bool {
+    en!("✓ Alert cleared: {0} back to {1}").text() != MISSING
+}

@@ -333,8 +333,10 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
 
 /// [`narrate`] for an event of `run`: its messages named by their keys, and under a relay
 /// whose batch is a transaction (`lock` = `for_update` or `skip_locked` in force at the event)
-/// the SENT it writes said to stay unseen until the batch commits, as the stage shows it (the
-/// committed rows), and the end of a batch that stamped rows said to commit them.
+/// the SENT it writes (and a retry or dead letter) said to stay unseen until the batch commits,
+/// as the stage shows it (the committed rows), and the end of a batch that changed rows said to
+/// commit them. Under a Kafka-style broker a publish names its partition, and with one relay a
+/// scan's start names no runner number, as the stage does.
 pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     use crate::sim::config::{BrokerKind, LockMode};
     let config = &run.spec.config;
@@ -351,6 +353,18 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
             ),
             &[biz_key, &crate::sim::kafka_broker::partition_of(biz_key, config.partitions as usize), msg_id],
         ),
+        // One relay on one shard: the stage names it "the runner", and so do these lines (every
+        // scan of most runs said "跑堂 0 开始翻第 1 个票夹").
+        EventKind::RelayScanStarted { done_at_ms, .. } if crate::sim::relay::relay_count(config) == 1 => speak(
+            w,
+            (
+                "跑堂开始翻票夹，要翻 {0}",
+                "中继开始扫描：查询跑到 {1}（{0}），不挡写入",
+                en!("The runner starts going through the rack; it will take {0}"),
+                en!("The relay starts scanning: the query runs until {1} ({0}), blocking no write"),
+            ),
+            &[&span(done_at_ms.saturating_sub(e.at_ms)), &clock(*done_at_ms)],
+        ),
         _ => narrate(w, e, &|id| run.key_of(id)),
     };
     let lock = run.timeline.config_at(e.seq as usize).map_or(run.spec.config.lock, |c| c.lock);
@@ -364,10 +378,22 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
             en!(" (others see it unsent until the trip is over)"),
             en!("; uncommitted: others read PENDING"),
         ),
+        EventKind::PublishFailed { .. } | EventKind::MessageDead { .. } => w.pick_en(
+            "（收工前别人看到的还是原样）",
+            "；事务未提交，别人仍读到原值",
+            en!(" (others see it unchanged until the trip is over)"),
+            en!("; uncommitted: others read the old values"),
+        ),
         EventKind::RelayBatchFinished { published: 1.., .. } => w.pick_en(
             "；一并提交：盖的章此刻才让别人看到",
             "；COMMIT：更新此刻可见，行锁释放",
             en!("; committed: only now can others see the stamps"),
+            en!("; COMMIT: the updates are visible now, the row locks released"),
+        ),
+        EventKind::RelayBatchFinished { failed: 1.., .. } => w.pick_en(
+            "；一并提交：这一趟的改动此刻才让别人看到",
+            "；COMMIT：更新此刻可见，行锁释放",
+            en!("; committed: only now can others see this trip's changes"),
             en!("; COMMIT: the updates are visible now, the row locks released"),
         ),
         _ => "",

@@ -109,7 +109,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![String::from(&**biz_key)],
         ),
         TablePreloaded { rows, .. } => (
-            ("开张前票夹上已经堆着 {0} 张旧小票（从没归档过）", "消息表预置 {0} 行已完成（DONE）的历史数据，从未归档", en!("Before opening, the rack already holds {0} old ticket{0|s} (never archived)"), en!("The outbox starts with {0} old DONE rows (never archived)")),
+            ("开张前票夹上已经堆着 {0} 张旧小票（从没归档过）", "消息表预置 {0} 行已完成（DONE）的历史数据，从未归档", en!("Before opening, the rack already holds {0} old ticket{0|s} (never archived)"), en!("The outbox starts with {0} old DONE row{0|s} (never archived)")),
             vec![n(rows)],
         ),
         RowsArchived { msg_ids } => (
@@ -173,7 +173,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![n(from_lsn)],
         ),
         RelayLogRead { from_lsn, to_lsn, msg_ids, .. } => (
-            ("抄单员照复写簿第 {0}–{1} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}–{1}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies pages {0}–{1} of the carbon book, {2} ticket{2|s}: {3}"), en!("The connector read LSN {0}–{1} of the commit log: {2} outbox inserts ({3}) in commit order; no scan, no lock")),
+            ("抄单员照复写簿第 {0}–{1} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}–{1}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies pages {0}–{1} of the carbon book, {2} ticket{2|s}: {3}"), en!("The connector read LSN {0}–{1} of the commit log: {2} outbox insert{2|s} ({3}) in commit order; no scan, no lock")),
             vec![n(from_lsn), n(to_lsn), msg_ids.len().to_string(), keys(key_of, msg_ids)],
         ),
         RelayLogPublishFailed { msg_id, attempt, retry_at_ms, .. } => (

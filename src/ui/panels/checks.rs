@@ -101,21 +101,21 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     ]
 }
 
-/// Which edge of the state machine the event walks: "new", "ps", "retry", "pdead", "sd", "pd".
+/// Which edge of the state machine the event walks: "new", "ps", "retry", "pdead", "sd", "pd";
+/// "ps~", "retry~" and "pdead~" for the same edges drawn dashed: an update inside a relay's
+/// batch transaction, which others see only when the batch commits.
 fn transition(f: &Frame) -> Option<(&'static str, Status)> {
     let e = f.event()?;
     let before = |id: u64| f.before_row.as_ref().filter(|r| r.id == id).map(|r| r.status);
+    let uncommitted = |id: &u64| f.world.order_db.uncommitted.contains_key(id);
     match &e.kind {
         EventKind::OrderCommitted { .. } => Some(("new", Status::Pending)),
-        // Under a relay whose batch is a transaction a row's update is written now and seen by
-        // others when the batch commits: "ps~" is the edge "ps" drawn dashed until then.
-        EventKind::MessageMarkedSent { .. } if batch_is_a_transaction(f) => Some(("ps~", Status::Sent)),
-        EventKind::PublishFailed { .. } if batch_is_a_transaction(f) => Some(("retry~", Status::Pending)),
-        EventKind::MessageDead { .. } if batch_is_a_transaction(f) => Some(("pdead~", Status::Dead)),
+        EventKind::MessageMarkedSent { msg_id, .. } if uncommitted(msg_id) => Some(("ps~", Status::Sent)),
+        EventKind::PublishFailed { msg_id, .. } if uncommitted(msg_id) => Some(("retry~", Status::Pending)),
+        EventKind::MessageDead { msg_id, .. } if uncommitted(msg_id) => Some(("pdead~", Status::Dead)),
+        // The batch's COMMIT: its stamps are seen now. (A batch of failures only, retried or
+        // dead, lights no edge: the event does not say which.)
         EventKind::RelayBatchFinished { published: 1.., .. } if batch_is_a_transaction(f) => Some(("ps", Status::Sent)),
-        EventKind::RelayBatchFinished { failed: 1.., .. } if batch_is_a_transaction(f) => {
-            Some(("retry", Status::Pending))
-        }
         EventKind::MessageMarkedSent { .. } => Some(("ps", Status::Sent)),
         EventKind::PublishFailed { .. } => Some(("retry", Status::Pending)),
         EventKind::MessageDead { .. } => Some(("pdead", Status::Dead)),
