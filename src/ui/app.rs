@@ -151,14 +151,19 @@ impl Lab {
                     let failed = match got {
                         Ok(text) => {
                             super::english::install(text);
-                            lab.english.set(true);
-                            (!super::english::is_the_narration()).then(|| "not the narration".to_string())
+                            (!super::english::is_the_narration()).then(|| {
+                                super::english::install(String::new());
+                                "not the narration".to_string()
+                            })
                         }
                         Err(e) => Some(e),
                     };
                     if let Some(e) = failed {
+                        super::english::fail();
                         lab.notices.update(|n| n.push(format!("{}: {e}", super::english::FILE)));
                     }
+                    // Said again: in English now, or in Chinese if it did not come.
+                    lab.english.set(true);
                 });
             }
         });

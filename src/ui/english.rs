@@ -19,15 +19,29 @@ pub const URL: &str = concat!("narration.en.txt?v=", env!("INSIGHT_BUILD"));
 thread_local! {
     /// (key, sentence), in the file's order; empty until the file is installed.
     static SENTENCES: RefCell<Vec<(u32, &'static str)>> = const { RefCell::new(Vec::new()) };
-    /// The page has asked for the file (once: a switch back and forth while it comes, or after
-    /// it failed, asks nothing more; the failure's notice stays).
+    /// The page has asked for the file (a switch back and forth while it comes asks nothing
+    /// more).
     static ASKED: Cell<bool> = const { Cell::new(false) };
+    /// The last ask failed: the narration is told in Chinese meanwhile (see [`failed`]).
+    static FAILED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Whether to fetch the file now: it is not here and has not been asked for (this call counts
 /// as asking).
 pub fn ask() -> bool {
     !installed() && !ASKED.replace(true)
+}
+
+/// The file did not come (or was not the narration): the next switch to English asks again,
+/// and until then the narration is told in Chinese rather than in ⋯.
+pub fn fail() {
+    ASKED.set(false);
+    FAILED.set(true);
+}
+
+/// Whether the English sentences failed to come (and have not come since).
+pub fn failed() -> bool {
+    FAILED.get() && !installed()
 }
 
 /// Takes the fetched file's sentences (one a line). The text is kept for the page's life: the

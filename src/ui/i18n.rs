@@ -140,10 +140,11 @@ impl Words {
     }
 
     /// [`Words::pick`] with the English voices fetched ([`en!`]): only the one chosen is read.
+    /// If the English sentences failed to come, the Chinese one (better than ⋯).
     pub fn pick_en(self, zm: &'static str, zt: &'static str, em: En, et: En) -> &'static str {
         match self.lang {
-            Lang::Zh => self.pick(zm, zt, zm, zt),
-            Lang::En => self.pick(em, et, em, et).text(),
+            Lang::En if !super::english::failed() => self.pick(em, et, em, et).text(),
+            _ => self.pick(zm, zt, zm, zt),
         }
     }
 
@@ -319,13 +320,13 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
         PublishFailure::BrokerDown => w.pick_en(
             "窗口卷帘拉着，没人接",
             "连接被拒绝（MQ 宕机）",
-            en!("the shutter is down, nobody takes it"),
+            en!("The shutter is down, nobody takes it"),
             en!("connection refused (MQ down)"),
         ),
         PublishFailure::NotConfirmed => w.pick_en(
             "窗口里没人应声",
             "MQ 未在时限内确认",
-            en!("nobody at the window answers"),
+            en!("Nobody at the window answers"),
             en!("the MQ did not confirm in time"),
         ),
     }
@@ -339,6 +340,8 @@ fn failure_words(w: Words, c: PublishFailure) -> &'static str {
 /// scan's start names no runner number, as the stage does.
 pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     use crate::sim::config::{BrokerKind, LockMode};
+    // English sentences that did not come: the line in Chinese, not ⋯.
+    let w = if super::english::failed() { Words { lang: Lang::Zh, ..w } } else { w };
     let config = &run.spec.config;
     let line = match &e.kind {
         // A log has a window per partition, each counting its own records; the broker's offset
@@ -630,9 +633,9 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         RelayBatchFinished { published, failed, .. } => speak(
             w,
             (
-                "跑堂这一趟结束：送出 {0} 张，退回 {1} 张",
+                "跑堂这一趟结束：送出 {0} 张，没送出 {1} 张",
                 "本批处理完：发布成功 {0}，失败 {1}",
-                en!("The runner's trip is over: {0} delivered, {1} brought back"),
+                en!("The runner's trip is over: {0} delivered, {1} not taken"),
                 en!("Batch finished: {0} published, {1} failed"),
             ),
             &[&published, &failed],
