@@ -1303,6 +1303,15 @@ fn a_publish_to_a_log_names_its_partition_not_a_slot() {
         let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
         assert!(en.ends_with(&format!("({biz_key}) to partition {p} of the topic")), "{en}");
     }
+    // A poll names its offsets: one, or a range.
+    for e in &run.events {
+        if let EventKind::RecordsPolled { from, to, .. } = e.kind {
+            let line = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
+            let want =
+                if to - from == 1 { format!(": offset {from}") } else { format!(": offsets {from}–{}", to - 1) };
+            assert!(line.ends_with(&want), "{line} (want {want})");
+        }
+    }
     // A queue's publish keeps its slot.
     let queue = outbox_lab::playback::Run::play(RunSpec::builtin("seed-demo", 1).unwrap()).unwrap();
     let e = queue.events.iter().find(|e| matches!(e.kind, EventKind::MessagePublished { .. })).unwrap();

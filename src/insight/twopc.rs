@@ -665,9 +665,9 @@ impl OutboxRound {
         );
         html_write!(
             s,
-            "<text class=\"committed anim-in\" x=63 y=172 text-anchor=middle style=\"animation-delay:{:.1}s\">{}</text>",
+            "<text class=\"committed anim-in\" x=4 y=172 style=\"animation-delay:{:.1}s\">{}</text>",
             beats::ANSWER,
-            req.t("✓ 已提交 · 锁已释放", "✓ committed · locks released")
+            req.t("✓ 已提交 · 锁已释放", "✓ committed, unlocked")
         );
         let (publish_at, effect_at) = if down { (beats::BACK, beats::DONE) } else { (beats::FAIL, beats::WAIT) };
         // The message row's status.
@@ -714,7 +714,7 @@ impl OutboxRound {
              <line class=\"msg retry travel\" x1=118 y1=120 x2=200 y2=40 style=\"animation-delay:{4:.1}s\"/>",
             beats::BACK,
             beats::FAIL,
-            req.t("窗口关了：MQ 宕机", "window closed: MQ down"),
+            req.t("窗口关了：MQ 宕机", "closed: MQ down"),
             back,
             beats::WAIT,
             req.t("小票在票夹里等着（PENDING）", "the ticket waits on the rack (PENDING)"),

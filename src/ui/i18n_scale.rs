@@ -261,13 +261,14 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![alert_words(w, *metric).into(), alert_value(w, *metric, *value), alert_value(w, *metric, *threshold)],
         ),
         RecordsPolled { member, partition, from, to } => (
-            ("后厨 {0} 从窗口 P{1} 一次取走 {4} 张小票，从第 {5} 张起", "消费者 {0} 从分区 {1} 拉取一批：offset {2}–{3}", en!("Cook {0} takes {4} ticket{4|s} from window P{1} in one go, starting at ticket {5}"), en!("Consumer {0} polls a batch from partition {1}: offsets {2}–{3}")),
-            // The restaurant counts a window's tickets from 1, as the stage's "P1 2/3" does.
+            ("后厨 {0} 从窗口 P{1} 一次取走 {4} 张小票，从第 {5} 张起", "消费者 {0} 从分区 {1} 拉取一批：offset {2}", en!("Cook {0} takes {4} ticket{4|s} from window P{1} in one go, starting at ticket {5}"), en!("Consumer {0} polls a batch from partition {1}: offset{4|s} {2}")),
+            // The restaurant counts a window's tickets from 1, as the stage's "P1 2/3" does. The
+            // offsets: "2", or "2–4".
             vec![
                 member.to_string(),
                 partition.to_string(),
-                n(from),
-                n(&to.saturating_sub(1)),
+                if to.saturating_sub(*from) > 1 { format!("{from}–{}", to - 1) } else { n(from) },
+                String::new(),
                 n(&to.saturating_sub(*from)),
                 n(&(from + 1)),
             ],
