@@ -154,8 +154,10 @@ pub fn body(req: &mut Request) -> Html {
         )
     } else {
         format!(
-            "A small copy of the run on screen: {orders} order(s), {} relay(s), the same safeguards ({safeguards}), short times; what is due at the same millisecond runs in every order, and each fault happens at most once. The invariants are checked after every step, and at the end of every path each committed order is DONE with exactly one effect, or DEAD (at most one effect, and reconciliation reports it if it has none).",
-            c.relays
+            "A small copy of the run on screen: {orders} order{}, {} relay{}, the same safeguards ({safeguards}), short times; what is due at the same millisecond runs in every order, and each fault happens at most once. The invariants are checked after every step, and at the end of every path each committed order is DONE with exactly one effect, or DEAD (at most one effect, and reconciliation reports it if it has none).",
+            if orders == 1 { "" } else { "s" },
+            c.relays,
+            if c.relays == 1 { "" } else { "s" }
         )
     };
     let mut out = html!("<p class=lede>{}</p>", lede);

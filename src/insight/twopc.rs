@@ -749,7 +749,7 @@ impl OutboxRound {
             let text = if zh {
                 format!("中继投递失败 {k} 次（PublishFailed，{from} 到 {to}），按退避重试；消息行保持 PENDING，没有任何人等待或持锁")
             } else {
-                format!("the relay's publish fails {k} time(s) (PublishFailed, {from} to {to}) and backs off; the row stays PENDING, no one waits or holds a lock")
+                format!("the relay's publish fails {k} time{} (PublishFailed, {from} to {to}) and backs off; the row stays PENDING, no one waits or holds a lock", if k == 1 { "" } else { "s" })
             };
             s.push(&li(first, &text, ""));
         }
