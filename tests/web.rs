@@ -1340,6 +1340,34 @@ fn a_scan_start_names_the_runner_only_when_there_are_several() {
     assert!(en.starts_with("Relay ") && en.contains("starts scanning shard"), "{en}");
 }
 
+/// Where the order's transaction writes no message row (the wrong turns, the half message,
+/// 2PC) a rollback takes the order alone, and a fault placed after the message's INSERT is said
+/// to strike at COMMIT.
+#[wasm_bindgen_test]
+fn a_rollback_without_a_message_row_speaks_of_the_order_alone() {
+    use outbox_lab::sim::event::{RollbackCause, TxFault};
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let mut seen = 0;
+    for id in ["commit-then-send", "send-then-commit", "half-message", "two-pc-n-nodes"] {
+        let run = outbox_lab::playback::Run::play(RunSpec::builtin(id, 1).unwrap()).unwrap();
+        for e in &run.events {
+            let EventKind::TransactionRolledBack { cause: RollbackCause::Fault(fault), biz_key, .. } = &e.kind else {
+                continue;
+            };
+            seen += 1;
+            let line = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
+            let at = if *fault == TxFault::AfterOrderInsert { "INSERT orders" } else { "COMMIT" };
+            assert!(
+                line.starts_with("ROLLBACK (") && line.ends_with(&format!("): order {biz_key} was not stored")),
+                "{id}: {line}"
+            );
+            assert!(line.contains(at) && !line.contains("outbox") && !line.contains("message"), "{id}: {line}");
+        }
+    }
+    assert!(seen > 0, "no rollback with a fault in these scenarios");
+}
+
 /// A setting told in the restaurant's words reads right with a count of 1 ("at most 1
 /// tickets per trip" did not), and so do an alert and a dead letter at 1.
 #[wasm_bindgen_test]

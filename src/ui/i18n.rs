@@ -368,6 +368,24 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
             ),
             &[&span(done_at_ms.saturating_sub(e.at_ms)), &clock(*done_at_ms)],
         ),
+        // Modes with no message row in the order's transaction (the wrong turns, the half
+        // message, 2PC): a rollback takes the order alone, and a fault placed "after the
+        // message's INSERT" strikes at its COMMIT, the transaction's next point.
+        EventKind::TransactionRolledBack { biz_key, cause: RollbackCause::Fault(fault), .. }
+            if config.mode != crate::sim::config::Mode::Outbox =>
+        {
+            let at = if *fault == TxFault::AfterMessageInsert { TxFault::AtCommit } else { *fault };
+            speak(
+                w,
+                (
+                    "出错了（{0}）：订单 {1} 撕掉了",
+                    "ROLLBACK（{0}）：订单 {1} 没有落库",
+                    en!("Something went wrong ({0}): order {1} is torn up"),
+                    en!("ROLLBACK ({0}): order {1} was not stored"),
+                ),
+                &[&fault_words(w, at), biz_key],
+            )
+        }
         _ => narrate(w, e, &|id| run.key_of(id)),
     };
     let lock = run.timeline.config_at(e.seq as usize).map_or(run.spec.config.lock, |c| c.lock);
