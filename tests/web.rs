@@ -1245,6 +1245,12 @@ async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
         .map(|(i, _)| i)
         .collect();
     let later = polls.iter().find(|&&i| matches!(sim.events()[i].kind, EventKind::RecordsPolled { from: 1.., .. }));
+    // The windows' lines read downwards from P0.
+    m.scrub(polls[0] + 1).await;
+    let lines = m.host.query_selector_all("[data-testid=partition]").unwrap();
+    let y = |i: u32| lines.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("y").unwrap();
+    let (first, second) = (y(0).parse::<i32>().unwrap(), y(1).parse::<i32>().unwrap());
+    assert!(lines.length() >= 2 && first < second, "P0 at y={first}, above P1 at y={second}");
     for &polled in [polls[0]].iter().chain(later) {
         let EventKind::RecordsPolled { member, partition, from, to } = sim.events()[polled].kind.clone() else {
             unreachable!()

@@ -462,6 +462,8 @@ impl Stage<'_> {
         );
         // broker=kafka: each partition (at most four shown) with its committed offset over its
         // records, and who reads it ("P1 2/3 →0"; "✗" while its reader is down).
+        // P0 on top, read downwards.
+        let lines = f.world.broker.kafka.partitions.len().min(4);
         for (i, p) in f.world.broker.kafka.partitions.iter().take(4).enumerate() {
             let k = &f.world.broker.kafka;
             let owner = match p.owner {
@@ -472,7 +474,7 @@ impl Stage<'_> {
             html_write!(
                 *o,
                 r#"<text x="710" y="{}" class="sub" data-testid="partition">P{} {}/{} {}</text>"#,
-                254 - 18 * i as i32,
+                254 - 18 * (lines - 1 - i) as i32,
                 i,
                 p.committed,
                 p.end,
