@@ -4,8 +4,9 @@
 //! Each English sentence is written where it is said, inside [`en!`]: `en!("The MQ is back")`.
 //! The page's build keeps only a 32-bit key of the text ([`key`], computed while compiling: the
 //! text itself is not in the wasm) and looks the text up in `narration.en.txt`, one sentence a
-//! line, made from these sources by `tests/narration_asset.rs`. Before the file has come (or if
-//! it does not), a sentence reads "⋯" ([`MISSING`]); [`installed`] says when it has.
+//! line, made from these sources by `tests/narration_asset.rs`. Before the file has come, a
+//! sentence reads "⋯" ([`MISSING`]); [`installed`] says when it has. If it cannot come, the
+//! narration is told in Chinese ([`failed`]) and a notice says why.
 
 use std::cell::{Cell, RefCell};
 
