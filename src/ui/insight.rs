@@ -100,6 +100,10 @@ fn on_answer(text: &str) {
         if std::mem::take(&mut c.focus_tab) {
             if let Some(el) = c.parts.controls.get_untracked() {
                 focus_control(&el, None);
+                // The view's top at the screen's top, its answer under it: the panel is the
+                // page's last and grows with its first answer, so the scroll that opened it
+                // (the checks panel's "every ordering") left the answer below the screen.
+                el.scroll_into_view();
             }
         }
         match c.pending.take() {

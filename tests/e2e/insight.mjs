@@ -265,6 +265,8 @@ await shot('reconcile-compensated-zh');
   await page.waitForSelector('[data-testid=insight-check] [data-testid=check-verdict]', { timeout: 60000 });
   ok((await page.locator('[data-testid=check-verdict]').getAttribute('data-outcome')) === 'proved', `the checks panel's link checks the run on screen (cas, 2 relays): ${(await text('check-verdict')).slice(0, 60)}`);
   ok(await page.evaluate(() => { const r = document.querySelector('[data-testid=insight]').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; }), 'and brings the insight panel into view');
+  const verdict = await page.evaluate(() => { const r = document.querySelector('[data-testid=check-verdict]').getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom), innerHeight]; });
+  ok(verdict[0] >= 0 && verdict[1] <= verdict[2], `and its verdict on screen once it comes (${verdict[0]}–${verdict[1]} of ${verdict[2]} px)`);
   // Keyboard only: Tab to the link, Enter opens the view on the run on screen.
   await page.goto(`${url}?scenario=two-relays-no-lock&seed=1&lang=en`);
   await page.waitForSelector('[data-testid=scene]');
