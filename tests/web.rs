@@ -63,7 +63,9 @@ impl Drop for Mounted {
 /// The English narration the page fetches (`src/ui/english.rs`): the test server does not
 /// serve the file, so the tests hand it over as the page would get it.
 fn install_english() {
-    outbox_lab::ui::english::install(include_str!("../assets/narration.en.txt").to_string());
+    if !outbox_lab::ui::english::installed() {
+        outbox_lab::ui::english::install(include_str!("../assets/narration.en.txt").to_string());
+    }
 }
 
 fn mount(state: UrlState, notices: Vec<String>, spec: Option<RunSpec>) -> Mounted {

@@ -24,12 +24,14 @@ pub fn fill(template: &str, args: &[&dyn std::fmt::Display]) -> String {
         });
         match hole {
             Some((close, arg, ending)) => {
-                let arg = arg.to_string();
-                out.push_str(match ending {
-                    None => &arg,
-                    Some(_) if arg == "1" => "",
-                    Some(ending) => ending,
-                });
+                // A value is written where it goes; only a plural's count is read as text.
+                match ending {
+                    None => {
+                        let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{arg}"));
+                    }
+                    Some(ending) if arg.to_string() != "1" => out.push_str(ending),
+                    Some(_) => {}
+                }
                 rest = &after[close + 1..];
             }
             None => {
