@@ -1348,6 +1348,80 @@ fn a_scan_start_names_the_runner_only_when_there_are_several() {
     assert!(en.starts_with("Relay ") && en.contains("starts scanning shard"), "{en}");
 }
 
+/// With one relay its crash, pause and restart lines call it "the runner", as the stage does
+/// (they said "runner 0"); the log connector is "the clerk"; several relays keep their numbers.
+#[wasm_bindgen_test]
+fn one_relay_is_the_runner_in_every_line() {
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let lines = |run: &outbox_lab::playback::Run, wanted: &dyn Fn(&EventKind) -> bool| -> Vec<(String, String)> {
+        let picked: Vec<_> = run.events.iter().filter(|e| wanted(&e.kind)).collect();
+        assert!(!picked.is_empty(), "{}: no such event", run.spec.scenario.id);
+        picked
+            .into_iter()
+            .map(|e| {
+                let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, e, run);
+                (zh, narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, run))
+            })
+            .collect()
+    };
+    let crash = vec![
+        Intervention { after_events: 0, command: Command::CrashRelayAfterPublish },
+        Intervention { after_events: 0, command: Command::PauseNextRelay { pause_ms: 2_000 } },
+    ];
+    let one = RunSpec { interventions: crash, ..RunSpec::builtin("seed-demo", 1).unwrap() };
+    let one = outbox_lab::playback::Run::play(one).unwrap();
+    let said = lines(&one, &|k| matches!(k, EventKind::RelayCrashed { .. } | EventKind::RelayRestarted { .. }));
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(
+        said[0].0.starts_with("跑堂刚把 ") && said[0].1.starts_with("The relay crashed after publishing"),
+        "{said:?}"
+    );
+    assert_eq!(said[1], ("跑堂回到岗位".to_string(), "The relay has restarted".to_string()));
+    let said = lines(&one, &|k| matches!(k, EventKind::RelayPaused { .. }));
+    assert!(said[0].0.starts_with("跑堂拿着 ") && said[0].1.starts_with("The relay stalls after taking"), "{said:?}");
+    let cdc = outbox_lab::playback::Run::play(RunSpec::builtin("cdc-relay", 1).unwrap()).unwrap();
+    let said = lines(&cdc, &|k| matches!(k, EventKind::RelayRestarted { .. }));
+    assert_eq!(said[0], ("抄单员回到岗位".to_string(), "The CDC connector has restarted".to_string()));
+    let two = outbox_lab::playback::Run::play(RunSpec::builtin("cas-lease-expires", 1).unwrap()).unwrap();
+    for (zh, en) in lines(&two, &|k| matches!(k, EventKind::RowClaimed { .. } | EventKind::ClaimLeaseExpired { .. })) {
+        assert!(zh.starts_with("跑堂 ") && zh.as_bytes()[7].is_ascii_digit(), "{zh}");
+        assert!(en.starts_with("Relay ") && en.as_bytes()[6].is_ascii_digit(), "{en}");
+        assert!(!en.contains("relay  ") && !zh.contains("  "), "{zh} / {en}");
+    }
+    let expired = lines(&two, &|k| matches!(k, EventKind::ClaimLeaseExpired { .. }));
+    assert!(expired[0].1.contains(" while relay ") && expired[0].1.contains(" is alive"), "{expired:?}");
+}
+
+/// Under a Kafka-style broker a message sent straight (a wrong turn) or a half message made
+/// visible names its partition, as a relay's publish does, not a slot counted over all of them.
+#[wasm_bindgen_test]
+fn a_message_past_the_table_names_its_partition_under_kafka() {
+    use outbox_lab::sim::kafka_broker::partition_of;
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    for id in ["commit-then-send", "half-message"] {
+        let mut spec = RunSpec::builtin(id, 1).unwrap();
+        spec.config.broker = outbox_lab::sim::config::BrokerKind::Kafka;
+        let run = outbox_lab::playback::Run::play(spec).unwrap();
+        let mut seen = 0;
+        for e in &run.events {
+            let (EventKind::MessageSentDirectly { biz_key, .. } | EventKind::HalfMessageCommitted { biz_key, .. }) =
+                &e.kind
+            else {
+                continue;
+            };
+            seen += 1;
+            let p = partition_of(biz_key, run.spec.config.partitions as usize);
+            let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, e, &run);
+            assert!(zh.contains(&format!("出菜窗口 P{p}")) && !zh.contains("格"), "{id}: {zh}");
+            let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
+            assert!(en.contains(&format!("partition {p} of the topic")) && !en.contains("offset"), "{id}: {en}");
+        }
+        assert!(seen > 0, "{id}: nothing sent past the table");
+    }
+}
+
 /// Where the order's transaction writes no message row (the wrong turns, the half message,
 /// 2PC) a rollback takes the order alone, and a fault placed after the message's INSERT is said
 /// to strike at COMMIT.

@@ -3,7 +3,7 @@
 //! here, so the toggles change the whole page at once. All text is written for this lab.
 
 use super::english::{en, En};
-use super::i18n_scale::{fill_en, speak};
+use super::i18n_scale::{fill_en, speak, RelayCast};
 use super::timeline::{clock, money, span};
 use crate::sim::event::{DeliveryCause, Event, EventKind, Injection, PublishFailure, RollbackCause, TxFault};
 
@@ -345,17 +345,36 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     let config = &run.spec.config;
     let line = match &e.kind {
         // A log has a window per partition, each counting its own records; the broker's offset
-        // counts them all, so the line names the window instead of a slot.
-        EventKind::MessagePublished { msg_id, biz_key, .. } if config.broker == BrokerKind::Kafka => speak(
-            w,
-            (
-                "跑堂把 {0} 的小票递进出菜窗口 P{1}",
-                "发布消息 {2}（{0}）到主题的分区 {1}",
-                en!("The runner hands ticket {0} through kitchen window P{1}"),
-                en!("Published message {2} ({0}) to partition {1} of the topic"),
-            ),
-            &[biz_key, &crate::sim::kafka_broker::partition_of(biz_key, config.partitions as usize), msg_id],
-        ),
+        // counts them all, so the line names the window instead of a slot: a relay's publish,
+        // or a message past the table (sent straight, or a half message made visible).
+        EventKind::MessagePublished { msg_id, biz_key, .. }
+        | EventKind::MessageSentDirectly { msg_id, biz_key, .. }
+        | EventKind::HalfMessageCommitted { msg_id, biz_key, .. }
+            if config.broker == BrokerKind::Kafka =>
+        {
+            let voices = match e.kind {
+                EventKind::MessageSentDirectly { .. } => (
+                    "收银员直接冲到出菜窗口 P{1} 喊单 {0}",
+                    "订单服务绕过消息表，直接把 {0} 发布到主题的分区 {1}",
+                    en!("The cashier shouts order {0} straight to kitchen window P{1}"),
+                    en!("The order service publishes {0} straight to partition {1} of the topic, bypassing any table"),
+                ),
+                EventKind::HalfMessageCommitted { .. } => (
+                    "挂单 {0} 转成正式小票，进了出菜窗口 P{1}",
+                    "半消息 {0} 提交：在主题的分区 {1} 对消费者可见",
+                    en!("Hold ticket {0} becomes a real ticket in kitchen window P{1}"),
+                    en!("Half message {0} committed: visible to consumers in partition {1} of the topic"),
+                ),
+                _ => (
+                    "跑堂把 {0} 的小票递进出菜窗口 P{1}",
+                    "发布消息 {2}（{0}）到主题的分区 {1}",
+                    en!("The runner hands ticket {0} through kitchen window P{1}"),
+                    en!("Published message {2} ({0}) to partition {1} of the topic"),
+                ),
+            };
+            let partition = crate::sim::kafka_broker::partition_of(biz_key, config.partitions as usize);
+            speak(w, voices, &[biz_key, &partition, msg_id])
+        }
         // One relay on one shard: the stage names it "the runner", and so do these lines (every
         // scan of most runs said "跑堂 0 开始翻第 1 个票夹").
         EventKind::RelayScanStarted { done_at_ms, .. } if crate::sim::relay::relay_count(config) == 1 => speak(
@@ -385,6 +404,23 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
                 ),
                 &[&fault_words(w, at), biz_key],
             )
+        }
+        // One relay, or the log connector: its crash, pause, claim and restart lines call it
+        // as the stage does, not "runner 0".
+        EventKind::RowClaimed { .. }
+        | EventKind::RelayCrashed { before_position: false, .. }
+        | EventKind::RelayPaused { .. }
+        | EventKind::ClaimLeaseExpired { .. }
+        | EventKind::RelayResumed { .. }
+        | EventKind::RelayRestarted { .. }
+            if crate::sim::relay::relay_count(config) == 1 =>
+        {
+            let cast = if config.relay == crate::sim::config::RelayKind::Cdc {
+                RelayCast::Connector
+            } else {
+                RelayCast::OneRunner
+            };
+            super::i18n_scale::narrate_cast(w, &e.kind, &|id| run.key_of(id), cast)
         }
         _ => narrate(w, e, &|id| run.key_of(id)),
     };

@@ -88,10 +88,45 @@ pub fn gap_words(w: Words, gap: GapKind) -> &'static str {
 /// English technical (fetched: [`en!`]).
 pub type Voices = (&'static str, &'static str, En, En);
 
-/// The four templates of an event and the values for their holes.
-fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voices, Vec<String>)> {
+/// What a run's lines call its relays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayCast {
+    /// Several relays: each by its number, as the stage labels them ("runner 1").
+    Numbered,
+    /// One relay: "the runner" / "the relay".
+    OneRunner,
+    /// relay=cdc: "the clerk" / "the CDC connector".
+    Connector,
+}
+
+/// A relay's name in a line; `capital` for the start of an English sentence. A numbered
+/// Chinese name ends in a space, for the word after it ("跑堂 1 刚把…", "跑堂刚把…").
+fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String {
+    use super::i18n::Lang;
+    let english = w.lang == Lang::En && !super::english::failed();
+    let w = Words { lang: if english { Lang::En } else { Lang::Zh }, ..w };
+    let word = match cast {
+        RelayCast::Connector => w.pick("抄单员", "CDC 连接器", "clerk", "CDC connector"),
+        _ => w.pick("跑堂", "中继", "runner", "relay"),
+    };
+    let mut name = String::from(if english && cast != RelayCast::Numbered { "the " } else { "" });
+    name.push_str(word);
+    if cast == RelayCast::Numbered {
+        name = format!("{name} {relay_id}{}", if english { "" } else { " " });
+    }
+    if capital {
+        if let Some(first) = name.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+    }
+    name
+}
+
+/// The four templates of an event and the values for their holes. /// What the run's lines call its relays: `cast`.
+fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast) -> Option<(Voices, Vec<String>)> {
     use EventKind::*;
     let n = |x: &u64| x.to_string();
+    let runner = |id: &u32, capital: bool| relay_name(w, *id, cast, capital);
     Some(match e {
         OrderOnlyCommitted { biz_key, .. } => (
             ("订单 {0} 签好了，但没写小票", "COMMIT：只有订单 {0}，没有消息行", en!("Order {0} is signed, but no ticket was written"), en!("COMMIT: order {0} only, no message row")),
@@ -123,16 +158,16 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![relay_id.to_string(), holder.to_string()],
         ),
         RowClaimed { relay_id, msg_id, lease_until_ms } => (
-            ("跑堂 {0} 在 {1} 的小票上夹了个「我来送」（到 {3}）", "中继 {0} 认领消息 {2}：条件 UPDATE 影响 1 行，租约到 {3}", en!("Runner {0} clips a \"mine\" tag on ticket {1} (until {3})"), en!("Relay {0} claims message {2}: the conditional UPDATE affected 1 row (lease until {3})")),
-            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*lease_until_ms)],
+            ("{0}在 {1} 的小票上夹了个「我来送」（到 {3}）", "{0}认领消息 {2}：条件 UPDATE 影响 1 行，租约到 {3}", en!("{0} clips a \"mine\" tag on ticket {1} (until {3})"), en!("{0} claims message {2}: the conditional UPDATE affected 1 row (lease until {3})")),
+            vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*lease_until_ms)],
         ),
         CasConflict { relay_id, msg_id } => (
             ("跑堂 {0} 发现 {1} 已被别人夹走，松手不送", "中继 {0} 认领消息 {2} 失败：条件 UPDATE 影响 0 行，不发送", en!("Runner {0} finds ticket {1} already tagged by someone else and lets go"), en!("Relay {0} fails to claim message {2}: the conditional UPDATE affected 0 rows; not published")),
             vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
         ),
         RelayCrashed { relay_id, msg_id, restart_at_ms, before_position: false } => (
-            ("跑堂 {0} 刚把 {1} 递进窗口，还没盖「已送」就摔倒了（{3} 回来）", "中继 {0} 发布消息 {2} 后、标记 SENT 前崩溃；事务回滚，{3} 重启", en!("Runner {0} handed in ticket {1} but fell before stamping it (back at {3})"), en!("Relay {0} crashed after publishing message {2}, before marking it SENT; its transaction rolled back; restarts at {3}")),
-            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
+            ("{0}刚把 {1} 递进窗口，还没盖「已送」就摔倒了（{3} 回来）", "{0}发布消息 {2} 后、标记 SENT 前崩溃；事务回滚，{3} 重启", en!("{0} handed in ticket {1} but fell before stamping it (back at {3})"), en!("{0} crashed after publishing message {2}, before marking it SENT; its transaction rolled back; restarts at {3}")),
+            vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*restart_at_ms)],
         ),
         RelayCrashed { msg_id, restart_at_ms, .. } => (
             ("抄单员递完 {0} 还没挪书签就摔倒了（{2} 回来，从旧书签重抄：{0} 会再送一次）", "连接器发布消息 {1} 后、提交位点前崩溃；{2} 重启后从旧位点重读，重复发布", en!("The clerk handed in {0} and fell before moving his bookmark (back at {2}, from the old one: {0} goes in again)"), en!("The connector crashed after publishing message {1}, before storing its position; at {2} it re-reads from the old one and publishes again")),
@@ -195,24 +230,24 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words) -> Option<(Voice
             vec![n(from_lsn), n(resumed_at_lsn), n(skipped)],
         ),
         RelayPaused { relay_id, msg_id, resume_at_ms } => (
-            ("跑堂 {0} 拿着 {1} 的小票发起了呆（{3} 才回神）：人还在，票也还在他手里", "中继 {0} 取到消息 {2} 后卡住（GC 停顿、网络抖动），{3} 继续；它还活着，醒来会照常发送", en!("Runner {0} freezes with ticket {1} in hand (until {3}): still here, still holding it"), en!("Relay {0} stalls after taking message {2} (a GC pause, a slow network) until {3}; it is alive and will publish when it wakes")),
-            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*resume_at_ms)],
+            ("{0}拿着 {1} 的小票发起了呆（{3} 才回神）：人还在，票也还在他手里", "{0}取到消息 {2} 后卡住（GC 停顿、网络抖动），{3} 继续；它还活着，醒来会照常发送", en!("{0} freezes with ticket {1} in hand (until {3}): still here, still holding it"), en!("{0} stalls after taking message {2} (a GC pause, a slow network) until {3}; it is alive and will publish when it wakes")),
+            vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*resume_at_ms)],
         ),
         ClaimLeaseExpired { relay_id, msg_id, lease_until_ms } => (
-            ("跑堂 {0} 夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：别的跑堂现在可以把这张票夹走", "中继 {0} 对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，别的中继可以再认领它", en!("The \"mine\" tag runner {0} clipped on ticket {1} ran out at {3} while runner {0} is still frozen: another runner may now take the ticket"), en!("Relay {0}'s lease on message {2} expired at {3} while relay {0} is alive and has not published: the row is due again and another relay may claim it")),
-            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id), clock(*lease_until_ms)],
+            ("{0}夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：别的跑堂现在可以把这张票夹走", "{0}对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，别的中继可以再认领它", en!("The \"mine\" tag {4} clipped on ticket {1} ran out at {3} while {4} is still frozen: another runner may now take the ticket"), en!("{0}'s lease on message {2} expired at {3} while {4} is alive and has not published: the row is due again and another relay may claim it")),
+            vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*lease_until_ms), runner(relay_id, false)],
         ),
         RelayResumed { relay_id, msg_id } => (
-            ("跑堂 {0} 回过神来，照旧把手里的 {1} 送出去：他不知道自己的夹子早过期了", "中继 {0} 恢复，继续发送消息 {2}：没有人告诉它认领是否还有效", en!("Runner {0} snaps out of it and carries ticket {1} on, not knowing the tag ran out"), en!("Relay {0} resumes and publishes message {2}: nothing tells it whether its claim still stands")),
-            vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
+            ("{0}回过神来，照旧把手里的 {1} 送出去：他不知道自己的夹子早过期了", "{0}恢复，继续发送消息 {2}：没有人告诉它认领是否还有效", en!("{0} snaps out of it and carries ticket {1} on, not knowing the tag ran out"), en!("{0} resumes and publishes message {2}: nothing tells it whether its claim still stands")),
+            vec![runner(relay_id, true), key_of(*msg_id), n(msg_id)],
         ),
         RelayFenced { relay_id, msg_id } => (
             ("跑堂 {0} 想给 {1} 盖章，可票上已是别人的夹子：章盖不上，票保持原样", "中继 {0} 带令牌的 UPDATE（… AND next_retry_at = 自己的租约到期时间）影响 0 行：认领已被取代，行保持新主人写下的状态", en!("Runner {0} tries to stamp ticket {1}, but the tag on it is someone else's now: the stamp does not take"), en!("Relay {0}'s fenced UPDATE (… AND next_retry_at = its own lease end) affected 0 rows: its claim was superseded; the row keeps what the newer owner wrote")),
             vec![relay_id.to_string(), key_of(*msg_id), n(msg_id)],
         ),
         RelayRestarted { relay_id } => (
-            ("跑堂 {0} 回到岗位", "中继 {0} 重启完成", en!("Runner {0} is back at work"), en!("Relay {0} has restarted")),
-            vec![relay_id.to_string()],
+            ("{0}回到岗位", "{0}重启完成", en!("{0} is back at work"), en!("{0} has restarted")),
+            vec![runner(relay_id, true)],
         ),
         ReconcileStarted { orders, messages, effects } => (
             ("打烊对账：点菜单 {0} 笔、小票 {1} 张、出菜 {2} 份，三方逐一比对", "对账开始：orders {0} 行、消息 {1} 条、消费结果 {2} 条", en!("Closing-time check: {0} order{0|s}, {1} ticket{1|s}, {2} dish{2|es}, compared one by one"), en!("Reconciliation: {0} order{0|s}, {1} message{1|s}, {2} effect{2|s}")),
@@ -333,7 +368,13 @@ fn alert_value(w: Words, metric: AlertMetric, v: u64) -> String {
 
 /// One sentence for the events `i18n::narrate` leaves to this file.
 pub fn narrate(w: Words, e: &EventKind, key_of: &dyn Fn(u64) -> String) -> String {
-    match say(e, key_of, w) {
+    narrate_cast(w, e, key_of, RelayCast::Numbered)
+}
+
+/// [`narrate`] naming the relays as `cast` says: with one relay a crash, a pause, a claim or a
+/// restart is the runner's (or the clerk's), as the stage calls it, not "runner 0"'s.
+pub fn narrate_cast(w: Words, e: &EventKind, key_of: &dyn Fn(u64) -> String, cast: RelayCast) -> String {
+    match say(e, key_of, w, cast) {
         Some(((zm, zt, em, et), args)) => {
             let refs: Vec<&dyn std::fmt::Display> = args.iter().map(|a| a as &dyn std::fmt::Display).collect();
             speak(w, (zm, zt, em, et), &refs)
