@@ -316,7 +316,8 @@ fn too_few_samples(req: &Request, samples: usize, end_ms: u64, interval_ms: u64)
         )
     } else {
         format!(
-            "This run has {samples} sample(s): it lasts {lasts}, and metrics are sampled every {every} (metrics_interval_ms). There is no curve to draw: pick a longer scenario or a smaller metrics_interval_ms."
+            "This run has {samples} sample{}: it lasts {lasts}, and metrics are sampled every {every} (metrics_interval_ms). There is no curve to draw: pick a longer scenario or a smaller metrics_interval_ms.",
+            if samples == 1 { "" } else { "s" }
         )
     };
     html!("<p class=dash-empty data-testid=dash-empty>{}</p>", text)
@@ -1191,6 +1192,10 @@ mod tests {
     fn a_run_shorter_than_one_interval_says_so() {
         let body = body_of("insight=dashboard\n?scenario=seed-demo&cfg=metrics_interval_ms:86400000&lang=en");
         assert!(body.contains("data-testid=dash-empty") && body.contains("metrics_interval_ms"), "{body}");
+        assert!(body.contains("This run has 0 samples: it lasts"), "{body}");
+        // One sample, in the singular.
+        let one = body_of("insight=dashboard\n?scenario=seed-demo&cfg=metrics_interval_ms:600000&lang=en");
+        assert!(one.contains("This run has 1 sample: it lasts"), "{one}");
         assert!(!body.contains("<svg"));
         let zh = body_of("insight=dashboard\n?scenario=seed-demo&cfg=metrics_interval_ms:86400000");
         assert!(zh.contains("采样点"));

@@ -54,8 +54,10 @@ const FINDINGS: &[(&str, &str)] = &[
     ("$ orders but $ messages", "$ 个订单，却有 $ 条消息"),
     ("$ has no effect and is not DEAD", "$ 没有生效，也不是 DEAD"),
     ("$: DEAD and not reported by reconciliation", "$：DEAD，且对账没有报告它"),
-    ("$: no message row, $ effect(s)", "$：没有消息行，生效 $ 次"),
-    ("$: $, $ effect(s)", "$：$，生效 $ 次"),
+    ("$: no message row, $ effect", "$：没有消息行，生效 $ 次"),
+    ("$: no message row, $ effects", "$：没有消息行，生效 $ 次"),
+    ("$: $, $ effect", "$：$，生效 $ 次"),
+    ("$: $, $ effects", "$：$，生效 $ 次"),
 ];
 
 /// What each kind of violation breaks, in Chinese: the words of the checks panel's badges

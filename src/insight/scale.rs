@@ -1057,10 +1057,11 @@ fn fullscan_readout(req: &Request, p: &Params, config: &crate::sim::Config) -> H
         )
     } else {
         html!(
-            "<p class=readout>{} old rows in the table, one scan a minute, {} µs of database CPU per row read, {} core(s), {} µs per order transaction, {} (seed {})</p>",
+            "<p class=readout>{} old rows in the table, one scan a minute, {} µs of database CPU per row read, {} core{}, {} µs per order transaction, {} (seed {})</p>",
             int(p.rows),
             int(row_cost_us),
             cores,
+            if cores == 1 { "" } else { "s" },
             int(write_us),
             Html::lit(if p.index { "the scan <b>uses the index</b>" } else { "<b>no index</b>: every scan reads the table" }),
             req.link.seed

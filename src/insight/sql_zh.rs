@@ -75,8 +75,10 @@ const COMMENTS: &[(&str, &str)] = &[
     ("the scan's query runs until $ (it blocks no INSERT)", "扫描的查询一直运行到 $（它不阻塞任何 INSERT）"),
     ("still waiting: now for relay $'s transaction", "仍在等待：现在等的是中继 $ 的事务"),
     ("blocked: relay $ holds a row's lock until its COMMIT", "被阻塞：中继 $ 持有一行的锁，直到它 COMMIT"),
-    ("Index Scan using ix_outbox_status_next: $ row(s) examined", "Index Scan（用索引 ix_outbox_status_next）：检查了 $ 行"),
-    ("Seq Scan on outbox: all $ row(s) read, then sorted", "Seq Scan（顺序扫描 outbox）：读了全部 $ 行，再排序"),
+    ("Index Scan using ix_outbox_status_next: $ row examined", "Index Scan（用索引 ix_outbox_status_next）：检查了 $ 行"),
+    ("Index Scan using ix_outbox_status_next: $ rows examined", "Index Scan（用索引 ix_outbox_status_next）：检查了 $ 行"),
+    ("Seq Scan on outbox: all $ row read", "Seq Scan（顺序扫描 outbox）：读了全部 $ 行"),
+    ("Seq Scan on outbox: all $ rows read, then sorted", "Seq Scan（顺序扫描 outbox）：读了全部 $ 行，再排序"),
     ("→ ids ($)", "→ 选中 id ($)"),
     ("the lock is free: the waiting SELECT … FOR UPDATE returns", "锁释放了：等待中的 SELECT … FOR UPDATE 返回"),
     ("nothing to publish", "没有要发布的"),
@@ -94,7 +96,11 @@ const COMMENTS: &[(&str, &str)] = &[
         "逻辑复制（wal_level = logical）：pg_create_logical_replication_slot('outbox_slot', 'pgoutput')，从 LSN $ 开始流式读取",
     ),
     (
-        "replication stream: LSN $–$, $ outbox insert(s) (ids $); no query, 0 rows examined",
+        "replication stream: LSN $–$, $ outbox insert (id $); no query, 0 rows examined",
+        "复制流：LSN $–$，$ 条 outbox 插入（id $）；没有查询，检查 0 行",
+    ),
+    (
+        "replication stream: LSN $–$, $ outbox inserts (ids $); no query, 0 rows examined",
         "复制流：LSN $–$，$ 条 outbox 插入（id $）；没有查询，检查 0 行",
     ),
     ("not SQL: publish of message $ failed; retry at $, no table write", "不是 SQL：消息 $ 发布失败；于 $ 重试，不写表"),
@@ -196,7 +202,8 @@ const COMMENTS: &[(&str, &str)] = &[
     ),
     ("shows 'round-$-p…' waiting, holding its locks", "显示 'round-$-p…' 在等待，并持有着锁"),
     // The archive job (last: its pattern is the widest).
-    ("$ row(s)", "$ 行"),
+    ("$ row moved", "移走 $ 行"),
+    ("$ rows moved", "移走 $ 行"),
 ];
 
 /// Where a line's comment starts (its `--`), outside any quoted string; None if it has none.
@@ -374,9 +381,9 @@ mod tests {
             };
             used[i] = true;
             // The widest pattern takes only what it was made for: the archive's row count.
-            if COMMENTS[i].0 == "$ row(s)" {
+            if COMMENTS[i].0.starts_with("$ row") {
                 let count = values(COMMENTS[i].0, text).unwrap_or_default();
-                assert!(count.iter().all(|v| v.parse::<u64>().is_ok()), "'{text}' taken by '$ row(s)'");
+                assert!(count.iter().all(|v| v.parse::<u64>().is_ok()), "'{text}' taken by '{}'", COMMENTS[i].0);
             }
             let written = comment_in_zh(text).unwrap_or_default();
             assert!(has_chinese(&written) && zh.contains(&written), "'{text}' was not written in Chinese:\n{zh}");

@@ -384,7 +384,8 @@ pub fn inexact_orders(world: &World) -> Vec<String> {
             };
             (!exact).then(|| {
                 let status = status.map_or("no message row", Status::as_str);
-                format!("{}: {status}, {effects} effect(s)", order.biz_key)
+                let plural = if effects == 1 { "" } else { "s" };
+                format!("{}: {status}, {effects} effect{plural}", order.biz_key)
             })
         })
         .collect()

@@ -220,6 +220,15 @@ fn fill(template: &str, args: &[A]) -> String {
     out
 }
 
+/// `one` if `n` is 1, else `many`: a comment's English by its count ("1 row", "2 rows").
+fn by_count(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// Appends one statement made from a template.
 fn add(out: &mut Vec<Stmt>, session: Session, expect: Expect, template: &'static str, args: &[A]) {
     let sql = if args.is_empty() { Cow::Borrowed(template) } else { Cow::Owned(fill(template, args)) };
@@ -431,7 +440,11 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             out,
             ArchiveJob,
             Rows(msg_ids.len() as u64),
-            "WITH moved AS (\n  DELETE FROM outbox WHERE status = 'DONE' AND id IN ($)\n  RETURNING *)\nINSERT INTO outbox_history SELECT * FROM moved;  -- $ row(s)",
+            by_count(
+                msg_ids.len() as u64,
+                "WITH moved AS (\n  DELETE FROM outbox WHERE status = 'DONE' AND id IN ($)\n  RETURNING *)\nINSERT INTO outbox_history SELECT * FROM moved;  -- $ row moved",
+                "WITH moved AS (\n  DELETE FROM outbox WHERE status = 'DONE' AND id IN ($)\n  RETURNING *)\nINSERT INTO outbox_history SELECT * FROM moved;  -- $ rows moved",
+            ),
             &[S(&ids(msg_ids)), N(msg_ids.len() as u64)],
         ),
 
@@ -459,10 +472,11 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             );
         }
         RelayScanned { relay_id, shard, rows_examined, picked, index, .. } => {
-            let plan = if *index {
-                "-- Index Scan using ix_outbox_status_next: $ row(s) examined"
-            } else {
-                "-- Seq Scan on outbox: all $ row(s) read, then sorted"
+            let plan = match (*index, *rows_examined == 1) {
+                (true, true) => "-- Index Scan using ix_outbox_status_next: $ row examined",
+                (true, false) => "-- Index Scan using ix_outbox_status_next: $ rows examined",
+                (false, true) => "-- Seq Scan on outbox: all $ row read",
+                (false, false) => "-- Seq Scan on outbox: all $ rows read, then sorted",
             };
             let tail = fill(plan, &[N(*rows_examined)]) + "\n-- → ids (" + &ids(picked) + ")";
             let relay = Relay(*relay_id);
@@ -513,7 +527,11 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             out,
             Relay(*relay_id),
             Note,
-            "-- replication stream: LSN $–$, $ outbox insert(s) (ids $); no query, 0 rows examined",
+            by_count(
+                msg_ids.len() as u64,
+                "-- replication stream: LSN $–$, $ outbox insert (id $); no query, 0 rows examined",
+                "-- replication stream: LSN $–$, $ outbox inserts (ids $); no query, 0 rows examined",
+            ),
             &[N(*from_lsn), N(*to_lsn), N(msg_ids.len() as u64), S(&ids(msg_ids))],
         ),
         RelayLogPublishFailed { relay_id, msg_id, retry_at_ms, .. } => add(
