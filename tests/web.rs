@@ -1291,6 +1291,42 @@ async fn the_kafka_windows_tickets_count_as_the_stage_shows_them() {
     assert_eq!(m.current_line(), took);
 }
 
+/// The legend explains the window's partition lines under broker=kafka (and only there), and
+/// a topic with more than four partitions shows three and a fourth line summing the rest: the
+/// narration may name any of them.
+#[wasm_bindgen_test]
+async fn the_partition_lines_are_explained_and_every_partition_is_counted() {
+    let m = mount(state("seed-demo"), vec![], None);
+    loaded(&m).await;
+    let style = with_page_css();
+    assert!(!shown(&m, "[data-testid=legend] .partitions"), "no partition lines to explain");
+    let eight = UrlState { config: vec![("partitions".into(), "8".into())], ..state("kafka-rebalance") };
+    let m = mount(eight.clone(), vec![], None);
+    loaded(&m).await;
+    assert!(
+        m.testid("legend").contains("P0 2/3 →1：窗口 P0 进过 3 张、做完 2 张，由后厨 1 取"),
+        "{}",
+        m.testid("legend")
+    );
+    assert!(shown(&m, "[data-testid=legend] .partitions"), "the key shows under broker=kafka");
+    style.remove();
+    let spec = eight.spec(&mut Vec::new()).unwrap();
+    let sim = spec.play().unwrap();
+    let n = sim.events().len();
+    m.scrub(n).await;
+    let lines = m.host.query_selector_all("[data-testid=partition]").unwrap();
+    let text = |i: u32| lines.item(i).unwrap().text_content().unwrap_or_default();
+    assert_eq!(lines.length(), 4);
+    let parts = &sim.world().broker.kafka.partitions;
+    assert_eq!(parts.len(), 8);
+    for (i, p) in parts.iter().take(3).enumerate() {
+        assert!(text(i as u32).starts_with(&format!("P{i} {}/{} ", p.committed, p.end)), "{}", text(i as u32));
+    }
+    let (committed, end) = parts[3..].iter().fold((0, 0), |(c, e), p| (c + p.committed, e + p.end));
+    assert!(end > 0, "no record past P2");
+    assert_eq!(text(3).trim_end(), format!("P3–P7 {committed}/{end}"));
+}
+
 /// Under a Kafka-style broker the runner's publish names the window (the partition) it goes
 /// to: the broker's offset counts every partition's records, so a slot number from it
 /// disagreed with the window's own count on the stage.

@@ -138,7 +138,8 @@ pub fn Scene(lab: Lab) -> impl IntoView {
     let resize = window_event_listener(leptos::ev::resize, move |_| phone.set(narrow()));
     on_cleanup(move || resize.remove());
     view! {
-        <section class="stage" data-testid="scene" node_ref=lab.stage>
+        <section class="stage" data-testid="scene" node_ref=lab.stage
+            data-broker=move || f.with(|f| f.config.broker.as_str())>
             <svg
                 viewBox=move || if phone.get() { PHONE_VIEW_BOX } else { WIDE_VIEW_BOX }
                 text-anchor="middle"
@@ -180,7 +181,8 @@ fn runner_at_window(f: &Frame) -> bool {
     )
 }
 
-/// What the colours and marks on the stage mean.
+/// What the colours and marks on the stage mean (the partition lines' key shows under
+/// broker=kafka only: the stylesheet reads the stage's `data-broker`).
 fn legend(w: Words) -> Html {
     let mut o = Html::new();
     for s in Status::ALL {
@@ -208,6 +210,16 @@ fn legend(w: Words) -> Html {
             "MQ 中：… 未投递 · → 已投递、未 ACK · ↻ ×2 投递了两次",
             en!("In the window: … not yet passed to the kitchen · → with the kitchen, no answer yet · ↻ ×2 passed twice"),
             en!("In the MQ: … not delivered yet · → delivered, not acked · ↻ ×2 delivered twice"),
+        ),
+    );
+    html_write!(
+        o,
+        r#"<span class="key partitions">{}</span>"#,
+        w.pick_en(
+            "P0 2/3 →1：窗口 P0 进过 3 张、做完 2 张，由后厨 1 取 · ✗ 取票的后厨倒下了",
+            "P0 2/3 →1：分区 0 共 3 条、已提交 offset 2，由消费者 1 读 · ✗ 它宕机了",
+            en!("P0 2/3 →1: window P0, 2 of its 3 tickets done, taken by cook 1 · ✗ that cook is down"),
+            en!("P0 2/3 →1: partition 0, offset 2 of 3 committed, read by consumer 1 · ✗ it is down"),
         ),
     );
     o
@@ -460,24 +472,37 @@ impl Stage<'_> {
             w.t(Label::InFlight),
             f.world.broker.unacked.len()
         );
-        // broker=kafka: each partition (at most four shown) with its committed offset over its
-        // records, and who reads it ("P1 2/3 →0"; "✗" while its reader is down).
-        // P0 on top, read downwards.
-        let lines = f.world.broker.kafka.partitions.len().min(4);
-        for (i, p) in f.world.broker.kafka.partitions.iter().take(4).enumerate() {
-            let k = &f.world.broker.kafka;
-            let owner = match p.owner {
-                Some(m) if k.down.contains_key(&u64::from(m)) => format!("✗{m}"),
-                Some(m) => format!("→{m}"),
-                None => "—".to_string(),
+        // broker=kafka: each partition with its committed offset over its records, and who
+        // reads it ("P1 2/3 →0"; "✗" while its reader is down), P0 on top, read downwards.
+        // Four lines at most: with more partitions the fourth sums the rest ("P3–P7 9/12",
+        // "✗" if any of their readers is down).
+        let k = &f.world.broker.kafka;
+        let lines = k.partitions.len().min(4);
+        for i in 0..lines {
+            let rest = if i == 3 { &k.partitions[3..] } else { &k.partitions[i..=i] };
+            let down =
+                |p: &crate::sim::kafka_broker::Partition| p.owner.is_some_and(|m| k.down.contains_key(&u64::from(m)));
+            let (name, owner) = match rest {
+                [p] => (
+                    format!("P{i}"),
+                    match p.owner {
+                        Some(m) if down(p) => format!("✗{m}"),
+                        Some(m) => format!("→{m}"),
+                        None => "—".to_string(),
+                    },
+                ),
+                _ => (
+                    format!("P{i}–P{}", k.partitions.len() - 1),
+                    if rest.iter().any(down) { "✗" } else { "" }.to_string(),
+                ),
             };
             html_write!(
                 *o,
-                r#"<text x="710" y="{}" class="sub" data-testid="partition">P{} {}/{} {}</text>"#,
+                r#"<text x="710" y="{}" class="sub" data-testid="partition">{} {}/{} {}</text>"#,
                 254 - 18 * (lines - 1 - i) as i32,
-                i,
-                p.committed,
-                p.end,
+                name,
+                rest.iter().map(|p| p.committed).sum::<u64>(),
+                rest.iter().map(|p| p.end).sum::<u64>(),
                 owner
             );
         }
