@@ -524,6 +524,19 @@ await shot('lessons-en-ai');
   const tiny = words.filter((w) => w.px < 11);
   ok((await page.getAttribute('svg.scene', 'data-layout')) === 'phone' && words.length > 10 && tiny.length === 0,
     `375 px: the stage takes its phone layout; all ${words.length} words ≥ 11 px${tiny.length ? ` (smaller: ${JSON.stringify(tiny.slice(0, 5))})` : ''}`);
+  // The clock sits in the stage's top right corner, level with the cashier's heading, clear of
+  // it and inside the stage (it floated between the order book and the rack's heading).
+  const clock = await page.evaluate(() => {
+    const box = (id) => document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+    const [c, h, svg] = [box('scene-clock'), box('label-cashier'), document.querySelector('svg.scene').getBoundingClientRect()];
+    return { level: Math.abs(c.top - h.top) < 12, clear: c.left > h.right, inside: c.right <= svg.right + 1, at: [Math.round(c.left), Math.round(c.top), Math.round(c.right)] };
+  });
+  // The cards below the panels stand apart, as the panels do (the insight card touched the
+  // message table's).
+  const apart = await page.evaluate(() => ['.panel.table', '.panel.insight', '.panel.lessons']
+    .map((c) => document.querySelector(c).getBoundingClientRect()).map((r, i, all) => (i ? Math.round(r.top - all[i - 1].bottom) : 0)).slice(1));
+  ok(apart.every((gap) => gap >= 8), `375 px: the table, insight and lessons cards have space between them (${apart} px)`);
+  ok(clock.level && clock.clear && clock.inside, `375 px: the stage's clock is in its top right corner (${JSON.stringify(clock)})`);
   const status = await page.$eval('[data-testid=table] th:nth-child(3)', (th) => [th.textContent, th.getBoundingClientRect().right]);
   ok(status[0] === 'status' && status[1] <= 375, `the table's status column is on screen (${status[0]} ends at ${Math.round(status[1])}px)`);
   ok(layout.overflow === 'auto' && layout.inner > layout.outer, `the message table scrolls inside its box (${layout.inner} in ${layout.outer}px)`);
@@ -584,6 +597,16 @@ await shot('lessons-en-ai');
   const playing = await bar();
   await page.click('[data-testid=play]');
   ok(paused[0] < 60 && playing.join() === paused.join(), `375 px in English: the transport bar is one line and stays put while playing (${paused} / ${playing})`);
+  // Narrower phones (360 px is common, 320 the smallest): still one line, still put.
+  for (const narrow of [360, 320]) {
+    await page.setViewportSize({ width: narrow, height: 640 });
+    const still = await bar();
+    await page.click('[data-testid=play]');
+    const moving = await bar();
+    await page.click('[data-testid=play]');
+    ok(still[0] < 60 && moving.join() === still.join(), `${narrow} px in English: the transport bar is one line and stays put while playing (${still} / ${moving})`);
+  }
+  await page.setViewportSize({ width: 375, height: 740 });
   // A long run's position line in English ("event #201 / #541 · sim time 1:00:00.000") wraps
   // inside the controls instead of running past their edge.
   await page.goto(`${url}?scenario=outage-dead-letters&step=202&lang=en`);
