@@ -474,33 +474,23 @@ impl Stage<'_> {
         );
         // broker=kafka: each partition with its committed offset over its records, and who
         // reads it ("P1 2/3 →0"; "✗" while its reader is down), P0 on top, read downwards.
-        // Four lines at most: with more partitions the fourth sums the rest ("P3–P7 9/12",
-        // "✗" if any of their readers is down).
+        // Four lines at most: with more partitions the fourth sums the rest ("P3–P7 9/12").
         let k = &f.world.broker.kafka;
         let lines = k.partitions.len().min(4);
-        for i in 0..lines {
-            let rest = if i == 3 { &k.partitions[3..] } else { &k.partitions[i..=i] };
-            let down =
-                |p: &crate::sim::kafka_broker::Partition| p.owner.is_some_and(|m| k.down.contains_key(&u64::from(m)));
-            let (name, owner) = match rest {
-                [p] => (
-                    format!("P{i}"),
-                    match p.owner {
-                        Some(m) if down(p) => format!("✗{m}"),
-                        Some(m) => format!("→{m}"),
-                        None => "—".to_string(),
-                    },
-                ),
-                _ => (
-                    format!("P{i}–P{}", k.partitions.len() - 1),
-                    if rest.iter().any(down) { "✗" } else { "" }.to_string(),
-                ),
+        for (i, p) in k.partitions.iter().take(4).enumerate() {
+            let rest = if i == 3 { k.partitions.get(3..).unwrap_or_default() } else { std::slice::from_ref(p) };
+            let (range, owner) = match p.owner {
+                _ if rest.len() > 1 => (format!("–P{}", k.partitions.len() - 1), String::new()),
+                Some(m) if k.down.contains_key(&u64::from(m)) => (String::new(), format!(" ✗{m}")),
+                Some(m) => (String::new(), format!(" →{m}")),
+                None => (String::new(), " —".to_string()),
             };
             html_write!(
                 *o,
-                r#"<text x="710" y="{}" class="sub" data-testid="partition">{} {}/{} {}</text>"#,
+                r#"<text x="710" y="{}" class="sub" data-testid="partition">P{}{} {}/{}{}</text>"#,
                 254 - 18 * (lines - 1 - i) as i32,
-                name,
+                i,
+                range,
                 rest.iter().map(|p| p.committed).sum::<u64>(),
                 rest.iter().map(|p| p.end).sum::<u64>(),
                 owner
