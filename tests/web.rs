@@ -553,10 +553,10 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
         m.click("[data-testid=fwd]").await;
     }
     assert_eq!(retry(&m), "1", "the relay's COMMIT shows the retry");
-    // A batch of failures only: its COMMIT lights no edge (retried or dead, the event does not
-    // say), and says that the changes are seen now.
-    assert_eq!(edge(&m), "", "no dashed edge left at the COMMIT");
-    assert!(!m.has("[data-testid=fsm] .uncommitted"));
+    // A batch of failures only: its COMMIT lights the retry solid (the batch's own events said
+    // retried), and says that the changes are seen now.
+    assert_eq!(edge(&m), "retry", "the retry, committed");
+    assert!(m.has("[data-testid=fsm] .edge.lit[data-edge=retry]") && !m.has("[data-testid=fsm] .uncommitted"));
     assert!(m.current_line().ends_with("；一并提交：这一趟的改动此刻才让别人看到"), "{}", m.current_line());
     m.click("[data-testid=inject-outage-stop]").await;
     assert!(m.current_line().contains("【注入】"), "the cursor lands on the injection");
@@ -1382,6 +1382,55 @@ fn a_scan_start_names_the_runner_only_when_there_are_several() {
     let (zh, en) = started(&four);
     assert!(zh.starts_with("跑堂 ") && zh.contains("个票夹"), "{zh}");
     assert!(en.starts_with("Relay ") && en.contains("starts scanning shard"), "{en}");
+}
+
+/// At a relay's batch COMMIT (lock=for_update) the state diagram lights every kind of update
+/// the batch made, now seen by others: PENDING → SENT for its publishes, the retry and the dead
+/// letter for its failures (it lit PENDING → SENT alone, or nothing for failures only).
+#[wasm_bindgen_test]
+async fn a_batch_commit_lights_every_edge_its_batch_walked() {
+    let flaky = UrlState {
+        config: vec![
+            ("mq_fail_rate".into(), "0.5".into()),
+            ("orders".into(), "40".into()),
+            ("max_retries".into(), "1".into()),
+        ],
+        ..state("happy-path")
+    };
+    let m = mount(flaky.clone(), vec![], None);
+    loaded(&m).await;
+    let sim = flaky.spec(&mut Vec::new()).unwrap().play().unwrap();
+    let events = sim.events();
+    let (mut mixed, mut dead) = (0, 0);
+    for (i, e) in events.iter().enumerate() {
+        let EventKind::RelayBatchFinished { relay_id, published, failed } = e.kind else { continue };
+        // What the batch did, from its events back to its scan.
+        let batch = events[..i]
+            .iter()
+            .rev()
+            .take_while(|b| !matches!(b.kind, EventKind::RelayScanned { relay_id: r, .. } if r == relay_id));
+        let (mut retried, mut died) = (false, false);
+        for b in batch {
+            retried |= matches!(b.kind, EventKind::PublishFailed { relay_id: r, .. } if r == relay_id);
+            died |= matches!(b.kind, EventKind::MessageDead { relay_id: r, .. } if r == relay_id);
+        }
+        let want: Vec<&str> = [(published > 0, "ps"), (retried, "retry"), (died, "pdead")]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect();
+        if !(published > 0 && failed > 0) && !died {
+            continue;
+        }
+        mixed += usize::from(published > 0 && failed > 0);
+        dead += usize::from(died);
+        m.scrub(i + 1).await;
+        assert_eq!(m.el("[data-testid=fsm]").get_attribute("data-edge").unwrap_or_default(), want.join(" "), "#{i}");
+        for name in want {
+            assert!(m.has(&format!("[data-testid=fsm] .edge.lit[data-edge={name}]")), "#{i}: {name} lit");
+        }
+        assert!(!m.has("[data-testid=fsm] .uncommitted"), "#{i}: nothing dashed at the COMMIT");
+    }
+    assert!(mixed > 0 && dead > 0, "a mixed batch ({mixed}) and a batch with a dead letter ({dead})");
 }
 
 /// With one relay its crash, pause and restart lines call it "the runner", as the stage does

@@ -101,28 +101,51 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
     ]
 }
 
-/// Which edge of the state machine the event walks: "new", "ps", "retry", "pdead", "sd", "pd";
-/// "ps~", "retry~" and "pdead~" for the same edges drawn dashed: an update inside a relay's
-/// batch transaction, which others see only when the batch commits.
-fn transition(f: &Frame) -> Option<(&'static str, Status)> {
+/// Which edges of the state machine the event walks, by name: "new", "ps", "retry", "pdead",
+/// "sd", "pd"; "ps~", "retry~" and "pdead~" for the same edges drawn dashed: an update inside a
+/// relay's batch transaction, which others see only when the batch commits. At that COMMIT,
+/// every kind of update the batch made, space-separated ("ps retry"): PENDING → SENT for its
+/// publishes, a retry or a dead letter for its failures, as the batch's own events said them
+/// (looked for back to the batch's scan, at most `LOOK_BACK` events).
+fn transition(f: &Frame, events: &[crate::sim::event::Event]) -> Option<&'static str> {
+    const LOOK_BACK: usize = 4096;
     let e = f.event()?;
     let before = |id: u64| f.before_row.as_ref().filter(|r| r.id == id).map(|r| r.status);
     let uncommitted = |id: &u64| f.world.order_db.uncommitted.contains_key(id);
     match &e.kind {
-        EventKind::OrderCommitted { .. } => Some(("new", Status::Pending)),
-        EventKind::MessageMarkedSent { msg_id, .. } if uncommitted(msg_id) => Some(("ps~", Status::Sent)),
-        EventKind::PublishFailed { msg_id, .. } if uncommitted(msg_id) => Some(("retry~", Status::Pending)),
-        EventKind::MessageDead { msg_id, .. } if uncommitted(msg_id) => Some(("pdead~", Status::Dead)),
-        // The batch's COMMIT: its stamps are seen now. (A batch of failures only, retried or
-        // dead, lights no edge: the event does not say which.)
-        EventKind::RelayBatchFinished { published: 1.., .. } if batch_is_a_transaction(f) => Some(("ps", Status::Sent)),
-        EventKind::MessageMarkedSent { .. } => Some(("ps", Status::Sent)),
-        EventKind::PublishFailed { .. } => Some(("retry", Status::Pending)),
-        EventKind::MessageDead { .. } => Some(("pdead", Status::Dead)),
+        EventKind::OrderCommitted { .. } => Some("new"),
+        EventKind::MessageMarkedSent { msg_id, .. } if uncommitted(msg_id) => Some("ps~"),
+        EventKind::PublishFailed { msg_id, .. } if uncommitted(msg_id) => Some("retry~"),
+        EventKind::MessageDead { msg_id, .. } if uncommitted(msg_id) => Some("pdead~"),
+        EventKind::MessageMarkedSent { .. } => Some("ps"),
+        EventKind::PublishFailed { .. } => Some("retry"),
+        EventKind::MessageDead { .. } => Some("pdead"),
         EventKind::MessageDone { msg_id, .. } => match before(*msg_id) {
-            Some(Status::Pending) => Some(("pd", Status::Done)),
-            _ => Some(("sd", Status::Done)),
+            Some(Status::Pending) => Some("pd"),
+            _ => Some("sd"),
         },
+        EventKind::RelayBatchFinished { relay_id, published, failed } if batch_is_a_transaction(f) => {
+            let (mut retried, mut dead) = (false, false);
+            let batch = events.get(..f.cursor.saturating_sub(1)).unwrap_or_default();
+            for e in batch.iter().rev().take(if *failed > 0 { LOOK_BACK } else { 0 }) {
+                match e.kind {
+                    EventKind::RelayScanned { relay_id: r, .. } if r == *relay_id => break,
+                    EventKind::PublishFailed { relay_id: r, .. } if r == *relay_id => retried = true,
+                    EventKind::MessageDead { relay_id: r, .. } if r == *relay_id => dead = true,
+                    _ => {}
+                }
+            }
+            match (*published > 0, retried, dead) {
+                (true, false, false) => Some("ps"),
+                (true, true, false) => Some("ps retry"),
+                (true, false, true) => Some("ps pdead"),
+                (true, true, true) => Some("ps retry pdead"),
+                (false, true, false) => Some("retry"),
+                (false, false, true) => Some("pdead"),
+                (false, true, true) => Some("retry pdead"),
+                (false, false, false) => None,
+            }
+        }
         _ => None,
     }
 }
@@ -192,7 +215,7 @@ fn BadgeView(lab: Lab, badge: Badge, label: Label, testid: &'static str) -> impl
 
 #[component]
 pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
-    let edge = move || lab.frame.with(transition);
+    let edge = move || lab.run.with(|r| lab.frame.with(|f| transition(f, &r.events)));
     let rows = Memo::new(move |_| lab.run.with(|r| lab.frame.with(|f| counts(r, f))));
     let en = move || lab.lang.get() == crate::ui::i18n::Lang::En;
     view! {
@@ -217,7 +240,7 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
                 }
             }>{tr(lab, Label::EveryOrdering)}</a>
             <h3>{tr(lab, Label::States)}</h3>
-            <Markup attr:class="fsm-wrap" attr:data-testid="fsm" attr:data-edge=move || edge().map(|e| e.0).unwrap_or("")
+            <Markup attr:class="fsm-wrap" attr:data-testid="fsm" attr:data-edge=move || edge().unwrap_or("")
                 draw=move || fsm_svg(edge())/>
             <h3>{tr(lab, Label::Summary)}</h3>
             <table class="summary" data-testid="summary">
@@ -246,15 +269,27 @@ pub fn Checks(lab: Lab, insight: RwSignal<Option<String>>) -> impl IntoView {
     }
 }
 
-/// The state machine PENDING → SENT → DONE / DEAD, with the event's edge and target lit.
-fn fsm_svg(edge: Option<(&'static str, Status)>) -> Html {
-    let lit_edge = |name: &str| match edge {
-        Some((e, _)) if e == name => " lit",
-        Some((e, _)) if e.strip_suffix('~') == Some(name) => " lit uncommitted",
-        _ => "",
+/// The state machine PENDING → SENT → DONE / DEAD, with the event's edges ([`transition`])
+/// and their targets lit.
+fn fsm_svg(edges: Option<&'static str>) -> Html {
+    let walked = || edges.unwrap_or_default().split(' ');
+    let lit_edge = |name: &str| {
+        if walked().any(|e| e == name) {
+            " lit"
+        } else if walked().any(|e| e.strip_suffix('~') == Some(name)) {
+            " lit uncommitted"
+        } else {
+            ""
+        }
+    };
+    let target = |edge: &str| match edge.trim_end_matches('~') {
+        "ps" => Status::Sent,
+        "pdead" => Status::Dead,
+        "sd" | "pd" => Status::Done,
+        _ => Status::Pending,
     };
     let lit_node = |s: Status| {
-        if edge.is_some_and(|(_, to)| to == s) {
+        if walked().any(|e| !e.is_empty() && target(e) == s) {
             " lit"
         } else {
             ""
