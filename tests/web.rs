@@ -1389,13 +1389,20 @@ fn a_scan_start_names_the_runner_only_when_there_are_several() {
 /// letter for its failures (it lit PENDING → SENT alone, or nothing for failures only).
 #[wasm_bindgen_test]
 async fn a_batch_commit_lights_every_edge_its_batch_walked() {
+    // One relay, and two taking different rows (SKIP LOCKED), their events interleaved.
+    for scenario in ["happy-path", "two-relays-skip-locked"] {
+        batch_commits_light_their_edges(scenario).await;
+    }
+}
+
+async fn batch_commits_light_their_edges(scenario: &str) {
     let flaky = UrlState {
         config: vec![
             ("mq_fail_rate".into(), "0.5".into()),
             ("orders".into(), "40".into()),
             ("max_retries".into(), "1".into()),
         ],
-        ..state("happy-path")
+        ..state(scenario)
     };
     let m = mount(flaky.clone(), vec![], None);
     loaded(&m).await;
@@ -1418,19 +1425,24 @@ async fn a_batch_commit_lights_every_edge_its_batch_walked() {
             .into_iter()
             .filter_map(|(on, name)| on.then_some(name))
             .collect();
-        if !(published > 0 && failed > 0) && !died {
+        let is_mixed = published > 0 && failed > 0;
+        if !is_mixed && !died {
             continue;
         }
-        mixed += usize::from(published > 0 && failed > 0);
+        mixed += usize::from(is_mixed);
         dead += usize::from(died);
         m.scrub(i + 1).await;
-        assert_eq!(m.el("[data-testid=fsm]").get_attribute("data-edge").unwrap_or_default(), want.join(" "), "#{i}");
+        assert_eq!(
+            m.el("[data-testid=fsm]").get_attribute("data-edge").unwrap_or_default(),
+            want.join(" "),
+            "{scenario} #{i}"
+        );
         for name in want {
             assert!(m.has(&format!("[data-testid=fsm] .edge.lit[data-edge={name}]")), "#{i}: {name} lit");
         }
         assert!(!m.has("[data-testid=fsm] .uncommitted"), "#{i}: nothing dashed at the COMMIT");
     }
-    assert!(mixed > 0 && dead > 0, "a mixed batch ({mixed}) and a batch with a dead letter ({dead})");
+    assert!(mixed > 0 && dead > 0, "{scenario}: a mixed batch ({mixed}) and a batch with a dead letter ({dead})");
 }
 
 /// With one relay its crash, pause and restart lines call it "the runner", as the stage does
@@ -1465,6 +1477,23 @@ fn one_relay_is_the_runner_in_every_line() {
     assert_eq!(said[1], ("跑堂回到岗位".to_string(), "The relay has restarted".to_string()));
     let said = lines(&one, &|k| matches!(k, EventKind::RelayPaused { .. }));
     assert!(said[0].0.starts_with("跑堂拿着 ") && said[0].1.starts_with("The relay stalls after taking"), "{said:?}");
+    // The other two voices, and a claim whose lease runs out while the one runner is frozen.
+    let e = one.events.iter().find(|e| matches!(e.kind, EventKind::RelayRestarted { .. })).unwrap();
+    assert_eq!(narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Tech }, e, &one), "中继重启完成");
+    assert_eq!(narrate_run(Words { lang: Lang::En, vocab: Vocab::Metaphor }, e, &one), "The runner is back at work");
+    let mut cas = RunSpec {
+        interventions: vec![Intervention { after_events: 0, command: Command::PauseNextRelay { pause_ms: 9_000 } }],
+        ..RunSpec::builtin("seed-demo", 1).unwrap()
+    };
+    cas.config.lock = outbox_lab::sim::config::LockMode::Cas;
+    cas.config.claim_lease_ms = 1_000;
+    let cas = outbox_lab::playback::Run::play(cas).unwrap();
+    for kind in ["RowClaimed", "ClaimLeaseExpired", "RelayResumed"] {
+        let said = lines(&cas, &|k| k.name() == kind);
+        let (zh, en) = &said[0];
+        assert!(zh.starts_with("跑堂") && !zh.starts_with("跑堂 "), "{kind}: {zh}");
+        assert!(en.starts_with("The relay") && !en.contains("relay 0") && !en.contains("Relay 0"), "{kind}: {en}");
+    }
     let cdc = outbox_lab::playback::Run::play(RunSpec::builtin("cdc-relay", 1).unwrap()).unwrap();
     let said = lines(&cdc, &|k| matches!(k, EventKind::RelayRestarted { .. }));
     assert_eq!(said[0], ("抄单员回到岗位".to_string(), "The CDC connector has restarted".to_string()));

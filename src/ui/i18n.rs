@@ -343,6 +343,9 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
     // English sentences that did not come: the line in Chinese, not ⋯.
     let w = if super::english::failed() { Words { lang: Lang::Zh, ..w } } else { w };
     let config = &run.spec.config;
+    // The settings in force at this event (relays, shards and the lock may change during a run).
+    let in_force = run.timeline.config_at(e.seq as usize).unwrap_or(config);
+    let one_relay = crate::sim::relay::relay_count(in_force) == 1;
     let line = match &e.kind {
         // A log has a window per partition, each counting its own records; the broker's offset
         // counts them all, so the line names the window instead of a slot: a relay's publish,
@@ -377,7 +380,7 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
         }
         // One relay on one shard: the stage names it "the runner", and so do these lines (every
         // scan of most runs said "跑堂 0 开始翻第 1 个票夹").
-        EventKind::RelayScanStarted { done_at_ms, .. } if crate::sim::relay::relay_count(config) == 1 => speak(
+        EventKind::RelayScanStarted { done_at_ms, .. } if one_relay => speak(
             w,
             (
                 "跑堂开始翻票夹，要翻 {0}",
@@ -413,7 +416,7 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
         | EventKind::ClaimLeaseExpired { .. }
         | EventKind::RelayResumed { .. }
         | EventKind::RelayRestarted { .. }
-            if crate::sim::relay::relay_count(config) == 1 =>
+            if one_relay =>
         {
             let cast = if config.relay == crate::sim::config::RelayKind::Cdc {
                 RelayCast::Connector
@@ -424,8 +427,7 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
         }
         _ => narrate(w, e, &|id| run.key_of(id)),
     };
-    let lock = run.timeline.config_at(e.seq as usize).map_or(run.spec.config.lock, |c| c.lock);
-    if !matches!(lock, LockMode::ForUpdate | LockMode::SkipLocked) {
+    if !matches!(in_force.lock, LockMode::ForUpdate | LockMode::SkipLocked) {
         return line;
     }
     line + match e.kind {

@@ -122,7 +122,8 @@ fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String
     name
 }
 
-/// The four templates of an event and the values for their holes. /// What the run's lines call its relays: `cast`.
+/// The four templates of an event and the values for their holes; `cast`: what the run's lines
+/// call its relays.
 fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast) -> Option<(Voices, Vec<String>)> {
     use EventKind::*;
     let n = |x: &u64| x.to_string();

@@ -108,7 +108,9 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
 /// publishes, a retry or a dead letter for its failures, as the batch's own events said them
 /// (looked for back to the batch's scan, at most `LOOK_BACK` events).
 fn transition(f: &Frame, events: &[crate::sim::event::Event]) -> Option<&'static str> {
-    const LOOK_BACK: usize = 4096;
+    // A batch is at most 10,000 rows (batch_size), a few events each, with other actors'
+    // events in between: 65,536 covers it but in a crowd, where an edge may stay dark.
+    const LOOK_BACK: usize = 1 << 16;
     let e = f.event()?;
     let before = |id: u64| f.before_row.as_ref().filter(|r| r.id == id).map(|r| r.status);
     let uncommitted = |id: &u64| f.world.order_db.uncommitted.contains_key(id);
