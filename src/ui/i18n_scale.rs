@@ -234,8 +234,9 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
             ("{0}拿着 {1} 的小票发起了呆（{3} 才回神）：人还在，票也还在他手里", "{0}取到消息 {2} 后卡住（GC 停顿、网络抖动），{3} 继续；它还活着，醒来会照常发送", en!("{0} freezes with ticket {1} in hand (until {3}): still here, still holding it"), en!("{0} stalls after taking message {2} (a GC pause, a slow network) until {3}; it is alive and will publish when it wakes")),
             vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*resume_at_ms)],
         ),
+        // Worded for one relay as for several ("another runner" may not exist): whoever scans next.
         ClaimLeaseExpired { relay_id, msg_id, lease_until_ms } => (
-            ("{0}夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：别的跑堂现在可以把这张票夹走", "{0}对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，别的中继可以再认领它", en!("The \"mine\" tag {4} clipped on ticket {1} ran out at {3} while {4} is still frozen: another runner may now take the ticket"), en!("{0}'s lease on message {2} expired at {3} while {4} is alive and has not published: the row is due again and another relay may claim it")),
+            ("{0}夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：这张票又没主了，下一轮谁来都能夹走", "{0}对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，下一次扫描（哪个中继都行）可以再认领它", en!("The \"mine\" tag {4} clipped on ticket {1} ran out at {3} while {4} is still frozen: the ticket is free again, for whoever scans next"), en!("{0}'s lease on message {2} expired at {3} while {4} is alive and has not published: the row is due again, and the next scan (by any relay) may claim it")),
             vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*lease_until_ms), runner(relay_id, false)],
         ),
         RelayResumed { relay_id, msg_id } => (
