@@ -183,30 +183,35 @@ pub fn body(req: &mut Request) -> Html {
         )
     } else {
         format!(
-            "{} distinct states, {} transitions, depth {}, {} paths settled{dead}",
-            report.distinct, report.transitions, report.depth, report.settled
+            "{} distinct states, {} transitions, depth {}, {} path{} settled{dead}",
+            report.distinct,
+            report.transitions,
+            report.depth,
+            report.settled,
+            if report.settled == 1 { "" } else { "s" }
         )
     };
     match &report.outcome {
         Outcome::Proved => html_write!(
             out,
-            "<p class=verdict data-testid=check-verdict data-outcome=proved><strong>{}</strong> {}</p>",
-            req.t("每一种顺序都证明无误：", "Proved for every ordering:"),
+            "<p class=verdict data-testid=check-verdict data-outcome=proved><strong>{}</strong>{}</p>",
+            // The space after the label is English's: a full-width colon carries its own.
+            req.t("每一种顺序都证明无误：", "Proved for every ordering: "),
             numbers
         ),
         Outcome::Incomplete => html_write!(
             out,
-            "<p class=verdict data-testid=check-verdict data-outcome=incomplete><strong>{}</strong> {}</p>",
+            "<p class=verdict data-testid=check-verdict data-outcome=incomplete><strong>{}</strong>{}</p>",
             req.t(
                 "在页面的上限处停下（没有找到违例，但没走完）：",
-                "Stopped at the page's limit (no violation found, not finished):"
+                "Stopped at the page's limit (no violation found, not finished): "
             ),
             numbers
         ),
         Outcome::Unsettled { path, .. } => html_write!(
             out,
-            "<p class=verdict data-testid=check-verdict data-outcome=unsettled><strong>{}</strong> {} ({})</p>",
-            req.t("有一条路径没能收尾：", "A path did not settle:"),
+            "<p class=verdict data-testid=check-verdict data-outcome=unsettled><strong>{}</strong>{} ({})</p>",
+            req.t("有一条路径没能收尾：", "A path did not settle: "),
             check::encode_path(path),
             numbers
         ),
@@ -314,6 +319,12 @@ mod tests {
         // does: it said "0 of them").
         let no_faults = answer("insight=check&orders=1&faults=none\n?scenario=two-relays-skip-locked&lang=zh");
         assert!(no_faults.contains("data-outcome=proved") && !no_faults.contains("以 DEAD 消息结束"), "{no_faults}");
+        // No space after the full-width colon; in English, one path in the singular.
+        assert!(no_faults.contains("每一种顺序都证明无误：</strong>") && !no_faults.contains("： "), "{no_faults}");
+        let one = answer("insight=check&orders=1&faults=none\n?scenario=seed-demo&lang=en");
+        assert!(one.contains("Proved for every ordering: </strong>"), "{one}");
+        assert!(one.contains(" 1 path settled") || one.contains(" paths settled"), "{one}");
+        assert!(!one.contains(" 1 paths"), "{one}");
         let broken = answer("insight=check&orders=1\n?scenario=two-relays-no-lock&lang=zh");
         assert!(broken.contains("data-outcome=violation"), "{broken}");
         assert!(broken.contains("concurrent_publish"), "{broken}");

@@ -1019,12 +1019,23 @@ fn postgres_plan(req: &Request, index: bool) -> Html {
             "PostgreSQL's own plan, without the index: a Seq Scan reads all 100,000 rows, then sorts",
         )
     };
-    let source: Vec<&str> = crate::sim::plans::full_scan_source().collect();
+    // The pinned file's header says where the plan comes from, and how the file is made (for
+    // developers: not shown). Its last line is the query.
+    let source: Vec<&str> =
+        crate::sim::plans::full_scan_source().map(|l| l.split(" Made and checked by").next().unwrap_or(l)).collect();
+    let note = if req.zh() {
+        let query = source.last().copied().unwrap_or_default();
+        format!(
+            "PostgreSQL（PGlite）对全表扫描事故第一次扫描的 EXPLAIN ANALYZE 结果，用的是扫描开始时的表。查询：{query}"
+        )
+    } else {
+        source.join(" ")
+    };
     html!(
         "<details class=pg-plan data-testid=fullscan-plan open><summary>{}</summary><pre class=plan>{}</pre><p class=note>{}</p></details>",
         title,
         plan,
-        source.join(" ")
+        note
     )
 }
 
@@ -1389,6 +1400,10 @@ mod tests {
         let off = body_of("insight=scale&part=fullscan&index=0&rows=20000\n?seed=2&lang=en");
         let on = body_of("insight=scale&part=fullscan&index=1&rows=20000\n?seed=2&lang=en");
         assert!(off.contains("data-testid=fullscan-plan") && off.contains("Seq Scan on outbox"), "{off}");
+        // Where the plan comes from, for a learner: not how the file is made.
+        assert!(off.contains("EXPLAIN (ANALYZE") && !off.contains("explain.mjs"), "{off}");
+        let zh = body_of("insight=scale&part=fullscan&index=0&rows=20000\n?seed=2");
+        assert!(zh.contains("EXPLAIN ANALYZE 结果") && !zh.contains("PostgreSQL's plan for"), "{zh}");
         assert!(on.contains("Index Scan using ix_outbox_status_next"), "{on}");
         assert!(off.contains("data-testid=scale-fullscan"));
         let (off_max, on_max) = (attr(&off, "max-rows", "data-value"), attr(&on, "max-rows", "data-value"));
