@@ -32,6 +32,8 @@ impl Unit {
     pub fn label(self, v: f64) -> String {
         match self {
             Unit::Count => count(v),
+            // A time axis starts at "0", not "0 ms" below "5 min".
+            Unit::Ms if v == 0.0 => "0".to_string(),
             Unit::Ms => super::duration(v),
             Unit::Share => format!("{}%", trim(v * 100.0)),
         }
@@ -279,14 +281,19 @@ impl Chart {
     fn threshold_line(&self, frame: &Frame) -> Html {
         let Some(level) = self.threshold else { return Html::new() };
         let y = frame.py(level);
+        // Its value at the right end, or at the left where the cursor's line stands in the
+        // right half (the cursor at the run's end crossed it out).
+        let cursor_right = self.marker_x.is_some_and(|x| frame.px(x) > frame.left + frame.plot_w / 2.0);
+        let (x, anchor) = if cursor_right { (frame.left + 3.0, "start") } else { (WIDTH - RIGHT - 2.0, "end") };
         html!(
-            "<line class=threshold x1={} x2={} y1={:.1} y2={:.1} /><text class=threshold-label x={} y={:.1} text-anchor=end>{}</text>",
+            "<line class=threshold x1={} x2={} y1={:.1} y2={:.1} /><text class=threshold-label x={} y={:.1} text-anchor={}>{}</text>",
             frame.left,
             WIDTH - RIGHT,
             y,
             y,
-            WIDTH - RIGHT - 2.0,
+            x,
             y - 3.0,
+            anchor,
             self.y_unit.label(level)
         )
     }
@@ -503,6 +510,34 @@ mod tests {
         assert_eq!(count(1_500_000.0), "1.5M");
         assert_eq!(count(25_000.0), "25k");
         assert_eq!(Unit::Share.label(0.125), "12.5%");
+        assert_eq!(Unit::Ms.label(0.0), "0");
+        assert_eq!(Unit::Ms.label(300_000.0), "5 min");
+    }
+
+    /// The threshold's value stands at the right end of its line, or at the left when the
+    /// cursor's line is in the right half (at the run's end it crossed the value out).
+    #[test]
+    fn the_threshold_value_stands_clear_of_the_cursor() {
+        let chart = |marker_x| {
+            let mut c = Chart::new("t", "t", "x", Unit::Ms, "rows", Unit::Count).line(
+                "a",
+                "s0",
+                vec![(0.0, 0.0), (1_200_000.0, 60.0)],
+            );
+            c.threshold = Some(50.0);
+            c.marker_x = marker_x;
+            let svg = c.svg().into_string();
+            let label = svg.split("<text class=threshold-label ").nth(1).unwrap().to_string();
+            let x: f64 = label.strip_prefix("x=").unwrap().split(' ').next().unwrap().parse().unwrap();
+            let anchor = label.split("text-anchor=").nth(1).unwrap().split('>').next().unwrap().to_string();
+            (x, anchor)
+        };
+        let (free_x, free_anchor) = chart(None);
+        assert_eq!(free_anchor, "end");
+        assert_eq!(chart(Some(100_000.0)), (free_x, "end".to_string()), "the cursor on the left");
+        let (at_end_x, at_end_anchor) = chart(Some(1_200_000.0));
+        assert_eq!(at_end_anchor, "start");
+        assert!(at_end_x < free_x / 2.0, "at the left: {at_end_x} (the right end is {free_x})");
     }
 
     #[test]
