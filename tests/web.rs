@@ -1343,7 +1343,7 @@ fn a_publish_to_a_log_names_its_partition_not_a_slot() {
         let EventKind::MessagePublished { biz_key, .. } = &e.kind else { unreachable!() };
         let p = partition_of(biz_key, run.spec.config.partitions as usize);
         let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, e, &run);
-        assert_eq!(zh, format!("跑堂把 {biz_key} 的小票递进出菜窗口 P{p}"));
+        assert_eq!(zh, format!("{biz_key} 的小票递进出菜窗口 P{p}"));
         let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
         assert!(en.ends_with(&format!("({biz_key}) to partition {p} of the topic")), "{en}");
     }
@@ -1601,4 +1601,67 @@ async fn a_setting_of_one_reads_in_the_singular() {
     let dead = |k: &EventKind| matches!(k, EventKind::MessageDead { retry_count: 1, .. });
     let line = line_at("outage-dead-letters", "max_retries", "0", dead).await;
     assert!(line.contains(" failed 1×: it goes to the dead-letter tray"), "{line}");
+}
+
+/// Under relay=cdc the lines speak of the connector's work as it is: a publish names no runner
+/// (the stage shows the clerk), the crash it is armed for comes before it stores its position
+/// (it has no SENT mark), a read of one log page says "page 5" (it said "pages 5–5"), and the
+/// keys of a read are listed with "、" in Chinese.
+#[wasm_bindgen_test]
+fn the_connector_lines_say_what_the_connector_does() {
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let voices = [
+        Words { lang: Lang::Zh, vocab: Vocab::Metaphor },
+        Words { lang: Lang::Zh, vocab: Vocab::Tech },
+        Words { lang: Lang::En, vocab: Vocab::Metaphor },
+        Words { lang: Lang::En, vocab: Vocab::Tech },
+    ];
+    let mut spec = RunSpec::builtin("cdc-relay", 1).unwrap();
+    // Orders close together, so that one read takes several of them.
+    spec.config.order_interval_ms = 200;
+    let run = outbox_lab::playback::Run::play(spec).unwrap();
+    let said = |e: &outbox_lab::sim::event::Event| voices.map(|w| narrate_run(w, e, &run));
+    let mut published = 0;
+    for e in run.events.iter().filter(|e| matches!(e.kind, EventKind::MessagePublished { .. })) {
+        published += 1;
+        for line in said(e) {
+            assert!(!line.contains("跑堂") && !line.contains("runner") && !line.contains("relay"), "{line}");
+        }
+    }
+    assert!(published > 1, "{published} publishes");
+    let armed = run
+        .events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::Injected(outbox_lab::sim::event::Injection::RelayCrashArmed)))
+        .expect("cdc-relay arms a crash");
+    let [zm, zt, em, et] = said(armed);
+    assert!(zm.contains("抄单员") && zm.contains("书签") && !zm.contains("盖章"), "{zm}");
+    assert!(zt.contains("位点") && !zt.contains("SENT"), "{zt}");
+    assert!(em.contains("clerk") && em.contains("bookmark"), "{em}");
+    assert!(et.contains("before storing its position") && !et.contains("SENT"), "{et}");
+    let (mut one_page, mut pages, mut several_keys) = (0, 0, 0);
+    for e in &run.events {
+        let EventKind::RelayLogRead { from_lsn, to_lsn, msg_ids, .. } = &e.kind else { continue };
+        let [zm, _, em, et] = said(e);
+        if from_lsn == to_lsn {
+            one_page += 1;
+            assert!(zm.contains(&format!("第 {from_lsn} 页")) && !zm.contains('–'), "{zm}");
+            assert!(em.contains(&format!(" page {from_lsn} of")), "{em}");
+            assert!(et.contains(&format!("LSN {from_lsn} of")), "{et}");
+        } else {
+            pages += 1;
+            assert!(zm.contains(&format!("第 {from_lsn}–{to_lsn} 页")), "{zm}");
+            assert!(em.contains(&format!(" pages {from_lsn}–{to_lsn} of")), "{em}");
+        }
+        if msg_ids.len() > 1 {
+            several_keys += 1;
+            assert!(zm.contains('、') && !zm.contains(", "), "{zm}");
+            assert!(et.contains(", ") && !et.contains('、'), "{et}");
+        }
+    }
+    assert!(
+        one_page > 0 && pages > 0 && several_keys > 0,
+        "{one_page} one-page reads, {pages} longer, {several_keys} with several keys"
+    );
 }

@@ -369,9 +369,9 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
                     en!("Half message {0} committed: visible to consumers in partition {1} of the topic"),
                 ),
                 _ => (
-                    "跑堂把 {0} 的小票递进出菜窗口 P{1}",
+                    "{0} 的小票递进出菜窗口 P{1}",
                     "发布消息 {2}（{0}）到主题的分区 {1}",
-                    en!("The runner hands ticket {0} through kitchen window P{1}"),
+                    en!("Ticket {0} goes through kitchen window P{1}"),
                     en!("Published message {2} ({0}) to partition {1} of the topic"),
                 ),
             };
@@ -407,6 +407,19 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
                 ),
                 &[&fault_words(w, at), biz_key],
             )
+        }
+        // The log connector has no SENT mark: the crash it is armed for comes before it stores
+        // its position.
+        EventKind::Injected(crate::sim::event::Injection::RelayCrashArmed)
+            if config.relay == crate::sim::config::RelayKind::Cdc =>
+        {
+            w.pick_en(
+                "【注入】抄单员下次递完小票、挪书签之前会摔倒",
+                "【注入】CDC 连接器下次发布后、提交位点前崩溃",
+                en!("[injected] The clerk will fall after handing in a ticket, before moving his bookmark"),
+                en!("[injected] The CDC connector will crash after a publish, before storing its position"),
+            )
+            .to_string()
         }
         // One relay, or the log connector: its crash, pause, claim and restart lines call it
         // as the stage does, not "runner 0".
@@ -647,9 +660,9 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         MessagePublished { msg_id, biz_key, offset, .. } => speak(
             w,
             (
-                "跑堂把 {0} 的小票递进出菜窗口（第 {1} 格）",
+                "{0} 的小票递进出菜窗口（第 {1} 格）",
                 "发布消息 {2}（{0}）到 MQ，offset {3}",
-                en!("The runner hands ticket {0} through the kitchen window (slot {1})"),
+                en!("Ticket {0} goes through the kitchen window (slot {1})"),
                 en!("Published message {2} ({0}) to the MQ at offset {3}"),
             ),
             &[&biz_key, &(offset + 1), &msg_id, &offset],

@@ -211,8 +211,14 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
             vec![n(from_lsn)],
         ),
         RelayLogRead { from_lsn, to_lsn, msg_ids, .. } => (
-            ("抄单员照复写簿第 {0}–{1} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}–{1}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies pages {0}–{1} of the carbon book, {2} ticket{2|s}: {3}"), en!("The connector read LSN {0}–{1} of the commit log: {2} outbox insert{2|s} ({3}) in commit order; no scan, no lock")),
-            vec![n(from_lsn), n(to_lsn), msg_ids.len().to_string(), keys(key_of, msg_ids)],
+            ("抄单员照复写簿第 {0} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies page{1} {0} of the carbon book, {2} ticket{2|s}: {3}"), en!("The connector read LSN {0} of the commit log: {2} outbox insert{2|s} ({3}) in commit order; no scan, no lock")),
+            // One page ("第 5 页", "page 5"), or a range ("第 5–7 页", "pages 5–7").
+            vec![
+                if from_lsn == to_lsn { n(from_lsn) } else { format!("{from_lsn}–{to_lsn}") },
+                if from_lsn == to_lsn { String::new() } else { "s".into() },
+                msg_ids.len().to_string(),
+                keys(w, key_of, msg_ids),
+            ],
         ),
         RelayLogPublishFailed { msg_id, attempt, retry_at_ms, .. } => (
             ("窗口关着：抄单员拿着 {0} 停在原页（第 {1} 次），{2} 再试，不能跳页", "发布 {0} 失败（第 {1} 次）：连接器停在此位置，{2} 重试；不写表，无死信", en!("The window is shut: the clerk waits on the same page with {0} (try {1}), again at {2}; he cannot skip ahead"), en!("Publishing {0} failed (attempt {1}): the connector stays at this position and retries at {2}; no table write, no dead letter")),
@@ -342,12 +348,12 @@ fn half_answer(w: Words, answer: HalfAnswer) -> &'static str {
 }
 
 /// The business keys of a batch, as a short list (at most five, then "…").
-fn keys(key_of: &dyn Fn(u64) -> String, msg_ids: &[u64]) -> String {
+fn keys(w: Words, key_of: &dyn Fn(u64) -> String, msg_ids: &[u64]) -> String {
     let mut out: Vec<String> = msg_ids.iter().take(5).map(|id| key_of(*id)).collect();
     if msg_ids.len() > 5 {
         out.push("…".into());
     }
-    out.join(", ")
+    out.join(w.lang("、", ", "))
 }
 
 /// What a monitoring alert watches, in words.
