@@ -1665,3 +1665,25 @@ fn the_connector_lines_say_what_the_connector_does() {
         "{one_page} one-page reads, {pages} longer, {several_keys} with several keys"
     );
 }
+
+/// Under a Kafka-style broker a consumer confirms a record by committing its offset, not by an
+/// ack: the crash armed for it, its crash and a skipped repeat say so (they said "before the
+/// ack", "committed but crashed before committing", "just ack").
+#[wasm_bindgen_test]
+fn a_kafka_consumer_confirms_by_its_offset_not_an_ack() {
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let run = outbox_lab::playback::Run::play(RunSpec::builtin("kafka-rebalance", 1).unwrap()).unwrap();
+    let line = |wanted: &dyn Fn(&EventKind) -> bool, w: Words| {
+        let e = run.events.iter().find(|e| wanted(&e.kind)).expect("kafka-rebalance has the event");
+        narrate_run(w, e, &run)
+    };
+    let (zt, et) = (Words { lang: Lang::Zh, vocab: Vocab::Tech }, Words { lang: Lang::En, vocab: Vocab::Tech });
+    let armed = |k: &EventKind| matches!(k, EventKind::Injected(outbox_lab::sim::event::Injection::ConsumerCrashArmed));
+    assert!(!line(&armed, zt).contains("ACK"), "{}", line(&armed, zt));
+    assert!(line(&armed, et).contains("offset commit"), "{}", line(&armed, et));
+    let crashed = line(&|k| matches!(k, EventKind::ConsumerCrashed { member: Some(_), .. }), et);
+    assert!(crashed.contains("committed its transaction, then crashed before committing its offset"), "{crashed}");
+    let skipped = line(&|k| matches!(k, EventKind::DuplicateSkipped { .. }), et);
+    assert!(!skipped.contains("ack"), "{skipped}");
+}

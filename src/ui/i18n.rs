@@ -867,13 +867,13 @@ fn consumer_line(w: Words, e: &Event) -> String {
                 "订单钉上已经有 {0}：这是重复单，扔进废纸篓，只回话“收到”",
                 "INSERT … ON CONFLICT DO NOTHING 影响 0 行：{0} 已处理过，跳过业务，只做确认",
                 en!("{0} is already on the spike: a repeat, into the waste basket; just say \"got it\""),
-                en!("INSERT … ON CONFLICT DO NOTHING affected 0 rows: {0} was done before; skip the effect, just ack"),
+                en!("INSERT … ON CONFLICT DO NOTHING affected 0 rows: {0} was done before; skip the effect, only confirm it"),
             ),
             &[&biz_key],
         ),
         ConsumerCrashed { restart_at_ms, member: Some(c), .. } => {
             let at = clock(*restart_at_ms);
-            speak(w, ("后厨 {0} 做完一张就晕倒了，还没记下号；{1} 才醒", "消费者 {0} 已 COMMIT，但在提交位点前崩溃；{1} 重启，会话超时后再均衡", en!("Cook {0} finished a ticket and fainted before noting the number; back at {1}"), en!("Consumer {0} committed but crashed before committing its offset; back at {1}, the group rebalances after its session times out")), &[&c, &at])
+            speak(w, ("后厨 {0} 做完一张就晕倒了，还没记下号；{1} 才醒", "消费者 {0} 已 COMMIT，但在提交位点前崩溃；{1} 重启，会话超时后再均衡", en!("Cook {0} finished a ticket and fainted before noting the number; back at {1}"), en!("Consumer {0} committed its transaction, then crashed before committing its offset; back at {1}, the group rebalances after its session times out")), &[&c, &at])
         }
         ConsumerCrashed { delivery_id, restart_at_ms, .. } => {
             let at = clock(*restart_at_ms);
@@ -928,9 +928,9 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
         Injection::ConsumerCrashArmed => w
             .pick_en(
                 "【注入】后厨下次做完菜、回话之前会晕倒",
-                "【注入】消费者下次提交后、ACK 前崩溃",
+                "【注入】消费者下次提交后、确认消息前崩溃",
                 en!("[injected] The kitchen will faint after its next dish, before replying"),
-                en!("[injected] The consumer will crash after its next commit, before the ack"),
+                en!("[injected] The consumer will crash after its next commit, before confirming the message (its ack, or its offset commit)"),
             )
             .to_string(),
         Injection::ConfigChanged { key, value } => {
