@@ -557,6 +557,10 @@ async fn an_mq_outage_closes_the_window_and_backs_off() {
     // retried), and says that the changes are seen now.
     assert_eq!(edge(&m), "retry", "the retry, committed");
     assert!(m.has("[data-testid=fsm] .edge.lit[data-edge=retry]") && !m.has("[data-testid=fsm] .uncommitted"));
+    // One arrowhead size for every edge: a lit edge is drawn wider, and an arrowhead sized in
+    // stroke widths grew with it, over the retry label.
+    let marker = m.el("[data-testid=fsm] marker");
+    assert_eq!(marker.get_attribute("markerUnits").as_deref(), Some("userSpaceOnUse"));
     assert!(m.current_line().ends_with("；一并提交：这一趟的改动此刻才让别人看到"), "{}", m.current_line());
     m.click("[data-testid=inject-outage-stop]").await;
     assert!(m.current_line().contains("【注入】"), "the cursor lands on the injection");

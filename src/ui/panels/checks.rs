@@ -298,7 +298,7 @@ fn fsm_svg(edges: Option<&'static str>) -> Html {
         }
     };
     let mut o = Html::lit(
-        r#"<svg viewBox="0 0 400 130" class="fsm"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" class="arrowhead"/></marker></defs>"#,
+        r#"<svg viewBox="0 0 400 130" class="fsm"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="12" markerHeight="12" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z"/></marker></defs>"#,
     );
     for (name, d) in [
         ("new", "M8 40 H44"),
