@@ -1691,3 +1691,33 @@ fn a_kafka_consumer_confirms_by_its_offset_not_an_ack() {
     let skipped = line(&|k| matches!(k, EventKind::DuplicateSkipped { .. }), et);
     assert!(!skipped.contains("ack"), "{skipped}");
 }
+
+/// The order being written stands inside its ticket on the stage in every language and voice
+/// ("Ticket being written" and "Open transaction" ran over its edges).
+#[wasm_bindgen_test]
+async fn the_ticket_being_written_keeps_its_words_inside() {
+    let css = with_page_css();
+    for lang in [Lang::Zh, Lang::En] {
+        for vocab in [Vocab::Metaphor, Vocab::Tech] {
+            let m = mount(UrlState { step: Some(2), lang, vocab, ..state("seed-demo") }, vec![], None);
+            loaded(&m).await;
+            let edge = m.el("[data-testid=open-tx] rect").get_bounding_client_rect();
+            let texts = m.host.query_selector_all("[data-testid=open-tx] text").unwrap();
+            assert_eq!(texts.length(), 4, "{lang:?} {vocab:?}");
+            for i in 0..texts.length() {
+                let text = texts.item(i).unwrap().unchecked_into::<web_sys::Element>();
+                let r = text.get_bounding_client_rect();
+                assert!(
+                    r.left() > edge.left() + 1.0 && r.right() < edge.right() - 1.0,
+                    "{lang:?} {vocab:?}: \"{}\" spans {:.1}–{:.1}, the ticket {:.1}–{:.1}",
+                    text.text_content().unwrap_or_default(),
+                    r.left(),
+                    r.right(),
+                    edge.left(),
+                    edge.right()
+                );
+            }
+        }
+    }
+    css.remove();
+}

@@ -182,7 +182,7 @@ impl Words {
             Label::Basket => p("废纸篓", "丢弃的重复", "Waste basket", "Duplicates"),
             Label::DeadTray => p("死信托盘", "死信 DEAD", "Dead-letter tray", "Dead letters"),
             Label::Served => p("已出菜", "业务已生效", "Served", "Effects"),
-            Label::OpenTx => p("正在写的复写单", "未提交事务", "Ticket being written", "Open transaction"),
+            Label::OpenTx => p("正在写的复写单", "未提交事务", "Not signed yet", "Not committed"),
             Label::InFlight => p("窗口里的单", "在途/未确认", "At the window", "In flight (unacked)"),
             Label::Closed => p("卷帘已拉下", "MQ 不可用", "Shutter down", "MQ down"),
             Label::InsightTitle => l("洞察：监控、2PC 对比、四条路、规模、对账、每一种顺序", "Insight: dashboard, 2PC, four lanes, scale, reconciliation, every ordering"),
