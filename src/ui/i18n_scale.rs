@@ -242,7 +242,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
         ),
         // Worded for one relay as for several ("another runner" may not exist): whoever scans next.
         ClaimLeaseExpired { relay_id, msg_id, lease_until_ms } => (
-            ("{0}夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：这张票又没主了，下一轮谁来都能夹走", "{0}对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，下一次扫描（哪个中继都行）可以再认领它", en!("The \"mine\" tag {4} clipped on ticket {1} ran out at {3} while {4} is still frozen: the ticket is free again, for whoever scans next"), en!("{0}'s lease on message {2} expired at {3} while {4} is alive and has not published: the row is due again, and the next scan (by any relay) may claim it")),
+            ("{0}夹在 {1} 上的「我来送」在 {3} 过期了，可他还在发呆：这张票又没主了，下一轮谁来都能夹走", "{0}对消息 {2} 的认领租约在 {3} 到期，而它还活着、还没发送：这一行重新到期，下一次扫描可以再认领它", en!("The \"mine\" tag {4} clipped on ticket {1} ran out at {3} while {4} is still frozen: the ticket is free again, for whoever scans next"), en!("{0}'s lease on message {2} expired at {3} while {4} is alive and has not published: the row is due again, and the next scan may claim it")),
             vec![runner(relay_id, true), key_of(*msg_id), n(msg_id), clock(*lease_until_ms), runner(relay_id, false)],
         ),
         RelayResumed { relay_id, msg_id } => (
