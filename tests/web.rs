@@ -1226,7 +1226,7 @@ async fn the_next_scan_says_which_rows_are_not_committed_yet() {
     );
     // The window's slots count from 1 (the MQ's offsets, in technical words, from 0).
     m.scrub(12).await;
-    assert!(m.current_line().contains("A001 的小票递进出菜窗口（第 1 格）"), "offset 0: {}", m.current_line());
+    assert!(m.current_line().contains("A001 的小票进了出菜窗口（第 1 格）"), "offset 0: {}", m.current_line());
     // Once both are in the table they are named plainly.
     m.scrub(9).await;
     let hint = m.testid("next-scan");
@@ -1347,7 +1347,7 @@ fn a_publish_to_a_log_names_its_partition_not_a_slot() {
         let EventKind::MessagePublished { biz_key, .. } = &e.kind else { unreachable!() };
         let p = partition_of(biz_key, run.spec.config.partitions as usize);
         let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, e, &run);
-        assert_eq!(zh, format!("{biz_key} 的小票递进出菜窗口 P{p}"));
+        assert_eq!(zh, format!("{biz_key} 的小票进了出菜窗口 P{p}"));
         let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Tech }, e, &run);
         assert!(en.ends_with(&format!("({biz_key}) to partition {p} of the topic")), "{en}");
     }
@@ -1499,6 +1499,9 @@ fn one_relay_is_the_runner_in_every_line() {
         assert!(en.starts_with("The relay") && !en.contains("relay 0") && !en.contains("Relay 0"), "{kind}: {en}");
         // No other runner to take it over.
         assert!(!zh.contains("别的") && !en.contains("another") && !en.contains("any relay"), "{kind}: {zh} / {en}");
+        let e = cas.events.iter().find(|e| e.kind.name() == kind).unwrap();
+        let zt = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Tech }, e, &cas);
+        assert!(!zt.contains("别的") && !zt.contains("哪个中继"), "{kind}: {zt}");
     }
     let cdc = outbox_lab::playback::Run::play(RunSpec::builtin("cdc-relay", 1).unwrap()).unwrap();
     let said = lines(&cdc, &|k| matches!(k, EventKind::RelayRestarted { .. }));

@@ -29,11 +29,19 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// A tick's label on an axis: a time axis starts at "0", not "0 ms" below "5 min" (a value
+    /// elsewhere, a dot's title or an alert's peak, keeps its unit: [`Unit::label`]).
+    pub fn tick(self, v: f64) -> String {
+        if self == Unit::Ms && v == 0.0 {
+            "0".to_string()
+        } else {
+            self.label(v)
+        }
+    }
+
     pub fn label(self, v: f64) -> String {
         match self {
             Unit::Count => count(v),
-            // A time axis starts at "0", not "0 ms" below "5 min".
-            Unit::Ms if v == 0.0 => "0".to_string(),
             Unit::Ms => super::duration(v),
             Unit::Share => format!("{}%", trim(v * 100.0)),
         }
@@ -224,7 +232,7 @@ impl Chart {
         let ticks_y = ticks_from_zero(self.y_unit, self.y_max.unwrap_or(y1).max(1e-9));
         let y_top = *ticks_y.last().unwrap_or(&1.0);
         let y_top = if self.y_max.is_some() { self.y_max.unwrap_or(y_top) } else { y_top };
-        let tick_labels: Vec<String> = ticks_y.iter().map(|t| self.y_unit.label(*t)).collect();
+        let tick_labels: Vec<String> = ticks_y.iter().map(|t| self.y_unit.tick(*t)).collect();
         let left = left_margin(tick_labels.iter().map(String::as_str)).max(self.min_left);
         Frame { x0, x1, y_top, ticks_y, tick_labels, left, plot_w: WIDTH - left - RIGHT, plot_h: HEIGHT - TOP - BOTTOM }
     }
@@ -256,7 +264,7 @@ impl Chart {
                 bottom,
                 bottom + 4.0,
                 bottom + 16.0,
-                self.x_unit.label(t)
+                self.x_unit.tick(t)
             );
         }
         html_write!(
@@ -442,7 +450,7 @@ pub fn bars(id: &'static str, title: &str, y_unit: Unit, bars: &[(String, f64)],
     // Counts below 5 get whole ticks 0..5 (not "0.2 rows").
     let ticks = nice_ticks(if y_unit == Unit::Count { max.max(5.0) } else { max });
     let top = *ticks.last().unwrap_or(&1.0);
-    let tick_labels: Vec<String> = ticks.iter().map(|t| y_unit.label(*t)).collect();
+    let tick_labels: Vec<String> = ticks.iter().map(|t| y_unit.tick(*t)).collect();
     let left = left_margin(tick_labels.iter().map(String::as_str));
     let plot_w = WIDTH - left - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
@@ -510,8 +518,11 @@ mod tests {
         assert_eq!(count(1_500_000.0), "1.5M");
         assert_eq!(count(25_000.0), "25k");
         assert_eq!(Unit::Share.label(0.125), "12.5%");
-        assert_eq!(Unit::Ms.label(0.0), "0");
-        assert_eq!(Unit::Ms.label(300_000.0), "5 min");
+        assert_eq!(Unit::Ms.tick(0.0), "0");
+        assert_eq!(Unit::Ms.tick(300_000.0), "5 min");
+        // A value that is not a tick keeps its unit.
+        assert_eq!(Unit::Ms.label(0.0), "0 ms");
+        assert_eq!(Unit::Count.tick(0.0), "0");
     }
 
     /// The threshold's value stands at the right end of its line, or at the left when the

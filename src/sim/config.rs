@@ -282,7 +282,7 @@ config! {
     order_write_cpu_us: u64 = 0, ValueKind::Count, 0, 60_000_000,
         "CPU work of one order transaction (BEGIN, two INSERTs, COMMIT) in microseconds, on a core of its own; 0: writes take no time. Scans sharing the cores make it take longer.";
     relay_crash_rate: u32 = 0, ValueKind::Rate, 0, PPM,
-        "Chance that a relay dies after a publish, before marking the row SENT.";
+        "Chance that a relay dies after a publish, before recording it (marking the row SENT; under relay=cdc, storing its log position).";
     relay_restart_ms: u64 = 10_000, ValueKind::Millis, 0, DAY_MS,
         "How long a crashed relay stays down.";
     claim_lease_ms: u64 = 60_000, ValueKind::Millis, 1, DAY_MS,

@@ -238,9 +238,9 @@ impl Words {
             Label::DupNext => p("下一份送两次", "下一次投递重复", "Deliver next twice", "Duplicate next delivery"),
             Label::Crash => p(
                 "后厨回话前晕倒",
-                "消费者 ACK 前崩溃",
+                "消费者确认前崩溃",
                 "Kitchen faints before replying",
-                "Crash consumer before ack",
+                "Crash consumer before it confirms",
             ),
             Label::ScanNow => p("让跑堂马上巡视", "立即扫描", "Send the runner now", "Scan now"),
             Label::Interventions => l("你的操作：", "Your interventions:"),
@@ -369,7 +369,7 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
                     en!("Half message {0} committed: visible to consumers in partition {1} of the topic"),
                 ),
                 _ => (
-                    "{0} 的小票递进出菜窗口 P{1}",
+                    "{0} 的小票进了出菜窗口 P{1}",
                     "发布消息 {2}（{0}）到主题的分区 {1}",
                     en!("Ticket {0} goes through kitchen window P{1}"),
                     en!("Published message {2} ({0}) to partition {1} of the topic"),
@@ -417,7 +417,7 @@ pub fn narrate_run(w: Words, e: &Event, run: &crate::playback::Run) -> String {
                 "【注入】抄单员下次递完小票、挪书签之前会摔倒",
                 "【注入】CDC 连接器下次发布后、提交位点前崩溃",
                 en!("[injected] The clerk will fall after handing in a ticket, before moving his bookmark"),
-                en!("[injected] The CDC connector will crash after a publish, before storing its position"),
+                en!("[injected] The CDC connector will crash after its next publish, before storing its position"),
             )
             .to_string()
         }
@@ -660,7 +660,7 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
         MessagePublished { msg_id, biz_key, offset, .. } => speak(
             w,
             (
-                "{0} 的小票递进出菜窗口（第 {1} 格）",
+                "{0} 的小票进了出菜窗口（第 {1} 格）",
                 "发布消息 {2}（{0}）到 MQ，offset {3}",
                 en!("Ticket {0} goes through the kitchen window (slot {1})"),
                 en!("Published message {2} ({0}) to the MQ at offset {3}"),
@@ -930,7 +930,7 @@ fn narrate_injection(w: Words, i: &Injection) -> String {
                 "【注入】后厨下次做完菜、回话之前会晕倒",
                 "【注入】消费者下次提交后、确认消息前崩溃",
                 en!("[injected] The kitchen will faint after its next dish, before replying"),
-                en!("[injected] The consumer will crash after its next commit, before confirming the message (its ack, or its offset commit)"),
+                en!("[injected] The consumer will crash after its next local transaction commits, before it confirms the message (an ack; under Kafka, an offset commit)"),
             )
             .to_string(),
         Injection::ConfigChanged { key, value } => {

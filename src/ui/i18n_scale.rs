@@ -353,7 +353,9 @@ fn keys(w: Words, key_of: &dyn Fn(u64) -> String, msg_ids: &[u64]) -> String {
     if msg_ids.len() > 5 {
         out.push("…".into());
     }
-    out.join(w.lang("、", ", "))
+    // In Chinese also when the English sentences did not come (the line is told in Chinese).
+    let chinese = w.lang == super::i18n::Lang::Zh || super::english::failed();
+    out.join(if chinese { "、" } else { ", " })
 }
 
 /// What a monitoring alert watches, in words.
