@@ -142,6 +142,10 @@ const COMMENTS: &[(&str, &str)] = &[
     ("0 rows: not seen yet", "0 行：还没见过"),
     ("the key is not written here: it waits for after the ack", "这里不写去重键：它要等到 ack 之后"),
     ("on its own, after the ack", "单独执行，在 ack 之后"),
+    // The same under a Kafka-style broker, which is told by the offset the consumer commits.
+    ("then commit the offset", "然后提交位点（offset）"),
+    ("the key is not written here: it waits for after the offset commit", "这里不写去重键：它要等到提交位点之后"),
+    ("on its own, after the offset commit", "单独执行，在提交位点之后"),
     ("no dedup check!", "没有去重检查！"),
     ("0 rows: already processed, skip the effect", "0 行：已经处理过，跳过业务操作"),
     (

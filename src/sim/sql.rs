@@ -8,7 +8,7 @@
 //! consumer's (`dedup`, `charges`). Every statement is executable as it stands; what is not
 //! SQL (a publish to the MQ, a crash) is a [`Expect::Note`] made of comment lines.
 
-use super::config::{Config, LockMode, Mode, Ordering};
+use super::config::{BrokerKind, Config, LockMode, Mode, Ordering};
 use super::event::{BizKey, DeliveryCause, Event, EventKind, HalfAnswer, Injection, Payload, RollbackCause, TxFault};
 use super::order_service::{OrderDb, OrderRow};
 use super::outbox_table::{shard_of, OutboxRow};
@@ -235,6 +235,25 @@ fn add(out: &mut Vec<Stmt>, session: Session, expect: Expect, template: &'static
     out.push(Stmt { session, sql, expect });
 }
 
+/// The consumer's comments that name how it confirms a message to the broker.
+struct Confirm {
+    then: &'static str,
+    key_waits: &'static str,
+    key_after: &'static str,
+}
+
+const CONFIRM_BY_ACK: Confirm = Confirm {
+    then: "then ack the MQ",
+    key_waits: "the key is not written here: it waits for after the ack",
+    key_after: "on its own, after the ack",
+};
+
+const CONFIRM_BY_OFFSET: Confirm = Confirm {
+    then: "then commit the offset",
+    key_waits: "the key is not written here: it waits for after the offset commit",
+    key_after: "on its own, after the offset commit",
+};
+
 const INSERT_ORDER: &str = "INSERT INTO orders (id, biz_key, amount_cents, created_at)\n  VALUES ($, $, $, $)";
 
 fn insert_order(o: &OrderRow) -> String {
@@ -307,6 +326,9 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
     let db = &before.order_db;
     let lease_of = |relay_id: u32| before.relay(relay_id).and_then(|r| r.lease_until_ms);
     let locking = matches!(config.lock, LockMode::ForUpdate | LockMode::SkipLocked);
+    // How the consumer tells the broker a message is done: an ack to a queue, or the offset it
+    // commits to a Kafka-style log.
+    let confirm = if config.broker == BrokerKind::Kafka { &CONFIRM_BY_OFFSET } else { &CONFIRM_BY_ACK };
     match &e.kind {
         TransactionBegan { tx_id, .. } => add(out, OrderService, Runs, "BEGIN;  -- local transaction #$", &[N(*tx_id)]),
         OrderInserted { order_id, biz_key, amount_cents, .. } => {
@@ -656,22 +678,22 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             out,
             Consumer,
             Expect::Counts(&[0, 1, 1, 0]),
-            "BEGIN;\nINSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- 1 row: first time\nINSERT INTO charges (biz_key, amount_cents, charged_at)\n  VALUES ($, $, $);\nCOMMIT;  -- then ack the MQ",
-            &[Q(biz_key), T(at), Q(biz_key), N(*amount_cents), T(at)],
+            "BEGIN;\nINSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- 1 row: first time\nINSERT INTO charges (biz_key, amount_cents, charged_at)\n  VALUES ($, $, $);\nCOMMIT;  -- $",
+            &[Q(biz_key), T(at), Q(biz_key), N(*amount_cents), T(at), S(confirm.then)],
         ),
         EffectApplied { biz_key, amount_cents, key_later: true, .. } => add(
             out,
             Consumer,
             Expect::Counts(&[0, 0, 1, 0]),
-            "BEGIN;\nSELECT 1 FROM dedup WHERE biz_key = $;  -- 0 rows: not seen yet\nINSERT INTO charges (biz_key, amount_cents, charged_at)\n  VALUES ($, $, $);\nCOMMIT;  -- the key is not written here: it waits for after the ack",
-            &[Q(biz_key), Q(biz_key), N(*amount_cents), T(at)],
+            "BEGIN;\nSELECT 1 FROM dedup WHERE biz_key = $;  -- 0 rows: not seen yet\nINSERT INTO charges (biz_key, amount_cents, charged_at)\n  VALUES ($, $, $);\nCOMMIT;  -- $",
+            &[Q(biz_key), Q(biz_key), N(*amount_cents), T(at), S(confirm.key_waits)],
         ),
         DedupKeyRecorded { biz_key, .. } => add(
             out,
             Consumer,
             Expect::Ok,
-            "INSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- on its own, after the ack",
-            &[Q(biz_key), T(at)],
+            "INSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- $",
+            &[Q(biz_key), T(at), S(confirm.key_after)],
         ),
         EffectApplied { biz_key, amount_cents, .. } => add(
             out,
@@ -684,8 +706,8 @@ fn write(out: &mut Vec<Stmt>, e: &Event, before: &World, config: &Config) {
             out,
             Consumer,
             Expect::Counts(&[0, 0, 0]),
-            "BEGIN;\nINSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- 0 rows: already processed, skip the effect\nCOMMIT;  -- then ack the MQ",
-            &[Q(biz_key), T(at)],
+            "BEGIN;\nINSERT INTO dedup (biz_key, processed_at) VALUES ($, $)\n  ON CONFLICT (biz_key) DO NOTHING;  -- 0 rows: already processed, skip the effect\nCOMMIT;  -- $",
+            &[Q(biz_key), T(at), S(confirm.then)],
         ),
         MessageDelivered { cause: DeliveryCause::Duplicate | DeliveryCause::AckTimeout, .. } => add(
             out,
@@ -1044,5 +1066,36 @@ mod tests {
             world.apply(e);
         }
         assert!(seen > 0);
+    }
+
+    /// The consumer confirms a message as its broker is told: by an ack to a queue, by the
+    /// offset it commits to a Kafka-style log (its comments said "ack" under both).
+    #[test]
+    fn the_consumer_confirms_as_its_broker_is_told() {
+        let consumer_comments = |id: &str, dedup_in_tx: bool| {
+            let scenario = crate::sim::scenario::find(id).expect("built in");
+            let config = Config { dedup_in_tx, ..scenario.config.clone() };
+            let sim = crate::sim::run(&scenario, config.clone(), 1).expect("runs");
+            let mut world = World::new(1);
+            let mut text = String::new();
+            for e in sim.events() {
+                for s in statements(e, &world, &config).into_iter().filter(|s| s.session == Session::Consumer) {
+                    text.push_str(&s.sql);
+                    text.push('\n');
+                }
+                world.apply(e);
+            }
+            text
+        };
+        for dedup_in_tx in [true, false] {
+            let kafka = consumer_comments("kafka-rebalance", dedup_in_tx);
+            assert!(kafka.contains("-- then commit the offset") || !dedup_in_tx, "{kafka}");
+            assert!(!kafka.contains("ack the MQ") && !kafka.contains("after the ack"), "{kafka}");
+            let queue = consumer_comments("consumer-crash-redelivery", dedup_in_tx);
+            assert!(queue.contains("ack the MQ") || queue.contains("after the ack"), "{queue}");
+            assert!(!queue.contains("offset"), "{queue}");
+        }
+        let later = consumer_comments("kafka-rebalance", false);
+        assert!(later.contains("after the offset commit"), "{later}");
     }
 }
