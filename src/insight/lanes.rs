@@ -213,7 +213,7 @@ fn injection_label(req: &Request, injection: &Injection) -> Option<String> {
         }
         Injection::MqOutageStopped => req.t("MQ 恢复", "MQ back").to_string(),
         Injection::NextDeliveryDuplicated => req.t("下一次投递重复", "next delivery duplicated").to_string(),
-        Injection::ConsumerCrashArmed => req.t("消费端确认前崩溃", "consumer crashes before its ack").to_string(),
+        Injection::ConsumerCrashArmed => req.t("消费端确认前崩溃", "consumer crashes before it confirms").to_string(),
         Injection::RelayCrashArmed => req.t("中继发布后崩溃", "relay crashes after publishing").to_string(),
         Injection::RelayPauseArmed { pause_ms } => {
             format!("{} ({})", req.t("中继卡顿", "relay stalls"), duration(*pause_ms as f64))
