@@ -1019,10 +1019,8 @@ fn postgres_plan(req: &Request, index: bool) -> Html {
             "PostgreSQL's own plan, without the index: a Seq Scan reads all 100,000 rows, then sorts",
         )
     };
-    // The pinned file's header says where the plan comes from, and how the file is made (for
-    // developers: not shown). Its last line is the query.
-    let source: Vec<&str> =
-        crate::sim::plans::full_scan_source().map(|l| l.split(" Made and checked by").next().unwrap_or(l)).collect();
+    // Where the plan comes from; the header's last line is the query.
+    let source: Vec<&str> = crate::sim::plans::full_scan_source().collect();
     let note = if req.zh() {
         let query = source.last().copied().unwrap_or_default();
         format!(

@@ -99,11 +99,17 @@ pub enum RelayCast {
     Connector,
 }
 
+/// Whether a line is told in English: asked for, and the English sentences came (else it is
+/// told in Chinese).
+fn in_english(w: Words) -> bool {
+    w.lang == super::i18n::Lang::En && !super::english::failed()
+}
+
 /// A relay's name in a line; `capital` for the start of an English sentence. A numbered
 /// Chinese name ends in a space, for the word after it ("跑堂 1 刚把…", "跑堂刚把…").
 fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String {
     use super::i18n::Lang;
-    let english = w.lang == Lang::En && !super::english::failed();
+    let english = in_english(w);
     let w = Words { lang: if english { Lang::En } else { Lang::Zh }, ..w };
     let word = match cast {
         RelayCast::Connector => w.pick("抄单员", "CDC 连接器", "clerk", "CDC connector"),
@@ -213,12 +219,11 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
         RelayLogRead { from_lsn, to_lsn, msg_ids, .. } => (
             ("抄单员照复写簿第 {0} 页抄下 {2} 张：{3}", "连接器读日志 LSN {0}：{2} 条 outbox 插入（{3}），按提交顺序；不扫表、不加锁", en!("The clerk copies page{1} {0} of the carbon book, {2} ticket{2|s}: {3}"), en!("The connector read LSN {0} of the commit log: {2} outbox insert{2|s} ({3}) in commit order; no scan, no lock")),
             // One page ("第 5 页", "page 5"), or a range ("第 5–7 页", "pages 5–7").
-            vec![
-                if from_lsn == to_lsn { n(from_lsn) } else { format!("{from_lsn}–{to_lsn}") },
-                if from_lsn == to_lsn { String::new() } else { "s".into() },
-                msg_ids.len().to_string(),
-                keys(w, key_of, msg_ids),
-            ],
+            {
+                let (pages, plural) =
+                    if from_lsn == to_lsn { (n(from_lsn), "") } else { (format!("{from_lsn}–{to_lsn}"), "s") };
+                vec![pages, plural.into(), msg_ids.len().to_string(), keys(w, key_of, msg_ids)]
+            },
         ),
         RelayLogPublishFailed { msg_id, attempt, retry_at_ms, .. } => (
             ("窗口关着：抄单员拿着 {0} 停在原页（第 {1} 次），{2} 再试，不能跳页", "发布 {0} 失败（第 {1} 次）：连接器停在此位置，{2} 重试；不写表，无死信", en!("The window is shut: the clerk waits on the same page with {0} (try {1}), again at {2}; he cannot skip ahead"), en!("Publishing {0} failed (attempt {1}): the connector stays at this position and retries at {2}; no table write, no dead letter")),
@@ -353,9 +358,7 @@ fn keys(w: Words, key_of: &dyn Fn(u64) -> String, msg_ids: &[u64]) -> String {
     if msg_ids.len() > 5 {
         out.push("…".into());
     }
-    // In Chinese also when the English sentences did not come (the line is told in Chinese).
-    let chinese = w.lang == super::i18n::Lang::Zh || super::english::failed();
-    out.join(if chinese { "、" } else { ", " })
+    out.join(if in_english(w) { ", " } else { "、" })
 }
 
 /// What a monitoring alert watches, in words.
