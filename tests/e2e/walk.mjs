@@ -632,6 +632,25 @@ await shot('lessons-en-ai');
   const drawing = await page.$eval('svg.scene', (s) => { const r = s.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; });
   ok(drawing[0] <= 420 && drawing[1] < 1700, `600 px: the phone drawing is ${drawing[0]}×${drawing[1]} px`);
   await page.setViewportSize({ width: 1280, height: 900 });
+  // A narrow window with a keyboard keeps the keys' hint; a touch phone has no keys, and the
+  // hint's line kept the first caption (the English one, the longest) partly under the bar.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${url}?lang=en`);
+  await page.waitForSelector('[data-testid=caption]');
+  const hintShown = () => page.$eval('.controls > .hint', (h) => h.getBoundingClientRect().height > 0);
+  const keyboard = await hintShown();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const phone = await newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true }, 'touch phone');
+  await phone.goto(`${url}?lang=en`);
+  await phone.waitForSelector('[data-testid=caption]');
+  const clear = await phone.evaluate(() => [
+    document.querySelector('[data-testid=caption]').getBoundingClientRect().bottom,
+    document.querySelector('.transport').getBoundingClientRect().top,
+    document.querySelector('.controls > .hint').getBoundingClientRect().height,
+  ].map(Math.round));
+  ok(keyboard && clear[2] === 0 && clear[0] <= clear[1],
+    `375 px in English: the keys' hint shows with a keyboard (${keyboard}), not on a touch phone, where the first caption ends at ${clear[0]} px, above the bar at ${clear[1]} px`);
+  await phone.close();
 }
 
 // ---- dark mode follows the system ----
