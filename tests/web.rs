@@ -1200,13 +1200,24 @@ async fn with_two_relays_the_runner_is_the_one_that_acts() {
     // publishes row 1 (#21). The runner is whichever relay the event is about, and says so.
     let m = mount(state("cas-lease-expires"), vec![], None);
     loaded(&m).await;
+    // The restaurant counts its runners from 1, as its racks: relay 0 is "跑堂 1".
     m.scrub(19).await;
-    assert_eq!(m.testid("label-runner"), "跑堂 0");
+    assert_eq!(m.testid("label-runner"), "跑堂 1");
     assert!(m.has("[data-testid=stalled]"), "relay 0 is stalled");
     m.scrub(22).await;
     assert!(m.current_line().contains("PAY-002"), "{}", m.current_line());
-    assert_eq!(m.testid("label-runner"), "跑堂 1");
+    assert_eq!(m.testid("label-runner"), "跑堂 2");
     assert!(!m.has("[data-testid=stalled]"), "relay 1 is not the stalled one");
+    // A scan's start (#14) names the runner as the stage does, and its rack (from 1 too).
+    m.scrub(15).await;
+    assert!(m.current_line().starts_with("跑堂 2 开始翻第 1 个票夹"), "{}", m.current_line());
+    assert_eq!(m.testid("label-runner"), "跑堂 2");
+    // The technical words say the relay's id, from 0 as the shards'.
+    m.click("[data-testid=view]").await;
+    assert!(m.current_line().starts_with("中继 1 开始扫描分片 0"), "{}", m.current_line());
+    assert_eq!(m.testid("label-runner"), "中继 1");
+    m.click("[data-testid=view]").await;
+    m.scrub(22).await;
     assert_eq!(m.el("[data-testid=runner]").get_attribute("data-at").as_deref(), Some("window"));
     // A seven-character key stays whole on its ticket ("…" would take the place of one).
     assert!(m.text("[data-testid=ticket]").contains("PAY-001"), "{}", m.text("[data-testid=ticket]"));
@@ -1511,6 +1522,9 @@ fn one_relay_is_the_runner_in_every_line() {
         assert!(zh.starts_with("跑堂 ") && zh.as_bytes()[7].is_ascii_digit(), "{zh}");
         assert!(en.starts_with("Relay ") && en.as_bytes()[6].is_ascii_digit(), "{en}");
         assert!(!en.contains("relay  ") && !zh.contains("  "), "{zh} / {en}");
+        // The restaurant counts its runners from 1 (as its racks), the technical words from 0.
+        let number = |s: &str| s.split(' ').nth(1).and_then(|n| n.trim_end_matches("'s").parse::<u32>().ok());
+        assert_eq!(number(&zh), number(&en).map(|id| id + 1), "{zh} / {en}");
     }
     let expired = lines(&two, &|k| matches!(k, EventKind::ClaimLeaseExpired { .. }));
     assert!(expired[0].1.contains(" while relay ") && expired[0].1.contains(" is alive"), "{expired:?}");

@@ -229,6 +229,12 @@ fn int(n: u64) -> String {
 }
 
 /// Words for the two vocabularies: the restaurant or the technical names.
+/// The number a runner is called by: the restaurant counts from 1 (as the lab's lines and its
+/// stage), the technical words say the relay's id (from 0).
+fn relay_number(req: &Request, relay_id: u32) -> u32 {
+    relay_id + u32::from(req.link.vocab == Vocab::Metaphor)
+}
+
 fn word<'a>(req: &Request, zh_metaphor: &'a str, zh_tech: &'a str, en_metaphor: &'a str, en_tech: &'a str) -> &'a str {
     match req.link.vocab {
         Vocab::Metaphor => req.t(zh_metaphor, en_metaphor),
@@ -488,7 +494,7 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> Html {
             LaneGrid::LEFT - 6.0,
             y + LaneGrid::LANE / 2.0 + 4.0,
             runner,
-            lane
+            relay_number(req, lane)
         );
     }
     let mut prev_at: Option<u64> = None;
@@ -623,7 +629,7 @@ fn mark_svg(m: &Mark, g: &LaneGrid, cx: f64, text: &str) -> Html {
 /// What a mark says: who, when, what.
 fn mark_text(req: &Request, m: &Mark, runner: &str) -> String {
     let when = duration(m.at_ms as f64);
-    let who = format!("{runner} {}", m.relay);
+    let who = format!("{runner} {}", relay_number(req, m.relay));
     let key = &m.key;
     match (&m.kind, req.zh()) {
         (MarkKind::Scan { rows, picked, locked }, true) => {
@@ -634,16 +640,20 @@ fn mark_text(req: &Request, m: &Mark, runner: &str) -> String {
             if *locked { " (locked)" } else { "" }
         ),
         (MarkKind::Publish { first_by: Some(f) }, true) => {
+            let f = relay_number(req, *f);
             format!("{who} · {when} · 重复发布 {key}（{runner} {f} 已发过）")
         }
         (MarkKind::Publish { first_by: Some(f) }, false) => {
+            let f = relay_number(req, *f);
             format!("{who} · {when} · duplicate publish of {key} ({runner} {f} sent it already)")
         }
         (MarkKind::Publish { first_by: None }, true) => format!("{who} · {when} · 发布 {key}"),
         (MarkKind::Publish { first_by: None }, false) => format!("{who} · {when} · published {key}"),
-        (MarkKind::Wait { holder }, true) => format!("{who} · {when} · 等锁（{runner} {holder} 持有）"),
+        (MarkKind::Wait { holder }, true) => {
+            format!("{who} · {when} · 等锁（{runner} {} 持有）", relay_number(req, *holder))
+        }
         (MarkKind::Wait { holder }, false) => {
-            format!("{who} · {when} · waits for the lock ({runner} {holder} holds it)")
+            format!("{who} · {when} · waits for the lock ({runner} {} holds it)", relay_number(req, *holder))
         }
         (MarkKind::Conflict, true) => format!("{who} · {when} · CAS 冲突：{key} 已被别人抢走，影响 0 行"),
         (MarkKind::Conflict, false) => format!("{who} · {when} · CAS conflict: {key} already claimed, 0 rows affected"),
@@ -1355,6 +1365,9 @@ mod tests {
                 assert!(body.contains("data-testid=scale-runners") && body.contains("data-testid=lock-compare"));
                 assert_eq!(body.matches("<tr data-lock=").count(), 4);
                 assert_eq!(body.matches("class=lane-label").count(), relays as usize);
+                // The restaurant's runners count from 1, as the lab's lines and stage say them.
+                let last = format!("text-anchor=end>Runner {relays}</text>");
+                assert!(body.contains(">Runner 1</text>") && body.contains(&last) && !body.contains(">Runner 0<"));
                 assert!(body.contains(&format!("data-go=\"?scenario={RUNNERS_SCENARIO}&amp;seed=3&amp;")));
                 assert!(body.contains(&format!("relays:{relays},lock:{lock}")));
             }

@@ -642,6 +642,7 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             }
         }
         RelayScanStarted { relay_id, shard, done_at_ms } => {
+            let number = super::i18n_scale::relay_number(w, *relay_id);
             let takes = span(done_at_ms.saturating_sub(e.at_ms));
             let until = clock(*done_at_ms);
             let rack = shard + 1;
@@ -653,7 +654,7 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
                     en!("Runner {0} starts going through rack {1}; it will take {2}"),
                     en!("Relay {0} starts scanning shard {3}: the query runs until {4} ({2}), blocking no write"),
                 ),
-                &[&relay_id, &rack, &takes, &shard, &until],
+                &[&number, &rack, &takes, &shard, &until],
             )
         }
         // The restaurant counts the window's slots from 1; the MQ's offsets count from 0.

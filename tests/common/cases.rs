@@ -99,7 +99,7 @@ pub const INSIGHT_CASES: &[(&str, u64)] = &[
     ("insight=dashboard&backlog=5\n?scenario=mq-outage-backoff&seed=1&step=40&lang=en", 0xd9cf_29b3_1217_2368),
     ("insight=twopc&p=0.98&n=12\n?scenario=seed-demo&seed=3&lang=zh", 0x2275_760a_5dfe_f5ff),
     ("insight=lanes\n?seed=1&lang=en", 0x3e35_d718_56c6_1adf),
-    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x9643_88c7_daba_e733),
+    ("insight=scale&part=runners&lock=none&relays=3\n?seed=2&lang=en", 0x18e2_9ff6_ab20_0a55),
     (
         "insight=reconcile\n?scenario=reconcile-compensate&cfg=reconcile_interval_ms:0&step=250&lang=zh",
         0x1376_bf7d_8df3_076b,
