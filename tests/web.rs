@@ -1460,6 +1460,25 @@ async fn batch_commits_light_their_edges(scenario: &str) {
     assert!(mixed > 0 && dead > 0, "{scenario}: a mixed batch ({mixed}) and a batch with a dead letter ({dead})");
 }
 
+/// Under SKIP LOCKED a scan comes back empty when the due rows it looked at are held by the
+/// other runner: its line must not say nothing was due (a user test read "没有到点的小票" at
+/// two-relays-skip-locked's event #77, where rows 6 and 7 were due and locked by relay 0).
+#[wasm_bindgen_test]
+fn an_empty_handed_scan_does_not_say_nothing_was_due() {
+    use outbox_lab::ui::i18n::{narrate_run, Words};
+    install_english();
+    let run = outbox_lab::playback::Run::play(RunSpec::builtin("two-relays-skip-locked", 1).unwrap()).unwrap();
+    let e = &run.events[77];
+    assert!(
+        matches!(&e.kind, EventKind::RelayScanned { picked, rows_examined: 2, locked: true, .. } if picked.is_empty()),
+        "{e:?}"
+    );
+    let zh = narrate_run(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, e, &run);
+    assert!(zh.contains("看了 2 张）：没有能取的小票") && !zh.contains("到点"), "{zh}");
+    let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Metaphor }, e, &run);
+    assert!(en.contains("(2 looked at): nothing to take") && !en.contains("due"), "{en}");
+}
+
 /// With one relay its crash, pause and restart lines call it "the runner", as the stage does
 /// (they said "runner 0"); the log connector is "the clerk"; several relays keep their numbers.
 #[wasm_bindgen_test]

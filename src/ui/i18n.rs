@@ -616,13 +616,15 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             let k = picked.len();
             // A scan that held rows back was not empty-handed: it says what it held.
             let shown = if held.is_empty() { k } else { k.max(1) };
+            // Empty-handed is not "nothing due": under SKIP LOCKED the tickets looked at may be
+            // due and held by another runner (two-relays-skip-locked, event #77).
             let took = match (zh, m, shown, *index) {
-                (true, true, 0, _) => format!("跑堂巡视票夹（看了 {rows_examined} 张）：没有到点的小票，空手回去"),
+                (true, true, 0, _) => format!("跑堂巡视票夹（看了 {rows_examined} 张）：没有能取的小票，空手回去"),
                 (true, true, _, true) => format!("跑堂巡视票夹，看了 {rows_examined} 张，取走 {k} 张到点的小票"),
                 (true, true, _, false) => format!("跑堂把整个票夹从头翻到尾（{rows_examined} 张），取走 {k} 张到点的小票"),
                 (true, false, _, true) => format!("中继扫描：沿 (status, next_retry_at) 索引检查 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
                 (true, false, _, false) => format!("中继扫描：没有可用索引，顺序扫描（Seq Scan）整张表 {rows_examined} 行，取到 {k} 条到期的 PENDING"),
-                (false, true, 0, _) => fill_en(en!("The runner checks the rack ({0} looked at): nothing due, back empty-handed"), &[&rows_examined]),
+                (false, true, 0, _) => fill_en(en!("The runner checks the rack ({0} looked at): nothing to take, back empty-handed"), &[&rows_examined]),
                 (false, true, _, true) => fill_en(en!("The runner checks the rack, looks at {0}, takes {1} due ticket{1|s}"), &[&rows_examined, &k]),
                 (false, true, _, false) => fill_en(en!("The runner leafs through the whole rack ({0} ticket{0|s}) and takes {1} due ticket{1|s}"), &[&rows_examined, &k]),
                 (false, false, _, true) => fill_en(en!("Relay scan: {0} row{0|s} examined through the (status, next_retry_at) index, {1} due PENDING picked"), &[&rows_examined, &k]),
