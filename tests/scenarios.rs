@@ -290,3 +290,68 @@ fn every_message_delivered_for_the_first_time_was_published() {
     let c = run("outage-dead-letters", 1).world().counters.clone();
     assert_eq!((c.gaps_compensated, c.publishes), (6, 6), "{c:?}");
 }
+
+/// The guides under the relay scenarios (`src/guides.rs`) tell what happens in their runs, in
+/// numbers; these are those numbers, and the settings they suggest do what they say.
+#[test]
+fn the_relay_guides_say_what_their_runs_do() {
+    let with = |id: &str, key: &str, value: &str| {
+        let s = scenario::find(id).unwrap();
+        let mut config = s.config.clone();
+        config.set(key, value).unwrap();
+        sim::run(&s, config, 1).unwrap()
+    };
+    // two-relays-no-lock: all four sent twice, the repeats skipped, charged once.
+    let c = run("two-relays-no-lock", 1).counters().clone();
+    assert_eq!((c.duplicate_publishes, c.duplicates_skipped, c.duplicate_effects), (4, 4, 0));
+    assert_eq!(with("two-relays-no-lock", "lock", "skip_locked").counters().duplicate_publishes, 0);
+    assert_eq!(with("two-relays-no-lock", "idempotent", "false").counters().duplicate_effects, 4);
+    // two-relays-skip-locked: relay 1 examines 6 and takes PAY-004..006, then examines 2 held
+    // rows and takes none; nothing twice. lock=none: all eight twice; for_update: waits.
+    let sim = run("two-relays-skip-locked", 1);
+    let relay1: Vec<(u64, Vec<u64>)> = sim
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RelayScanned { relay_id: 1, rows_examined, picked, .. } if *rows_examined > 0 => {
+                Some((*rows_examined, picked.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(relay1, vec![(6, vec![3, 4, 5]), (2, vec![])]);
+    assert_eq!(sim.counters().duplicate_publishes, 0);
+    assert_eq!(with("two-relays-skip-locked", "lock", "none").counters().duplicate_publishes, 8);
+    assert!(with("two-relays-skip-locked", "lock", "for_update").counters().lock_waits > 0);
+    // two-relays-cas: relay 1 loses all four claims and its batch publishes nothing.
+    let sim = run("two-relays-cas", 1);
+    let lost = sim.events().iter().filter(|e| matches!(e.kind, EventKind::CasConflict { relay_id: 1, .. })).count();
+    let empty_trip = sim
+        .events()
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::RelayBatchFinished { relay_id: 1, published: 0, failed: 0 }));
+    assert!(lost == 4 && empty_trip && sim.counters().lock_waits == 0 && sim.counters().duplicate_publishes == 0);
+    assert_eq!(with("two-relays-cas", "lock", "none").counters().duplicate_publishes, 4);
+    // cas-lease-expires: relay 0 publishes PAY-001 again after it is DONE and sets it back to
+    // SENT; fencing refuses that update; a 60 s lease (as its title suggests) outlasts the stall.
+    let sim = run("cas-lease-expires", 1);
+    let done = sim.events().iter().position(|e| matches!(e.kind, EventKind::MessageDone { msg_id: 0, .. })).unwrap();
+    let back =
+        sim.events()[done..].iter().any(|e| matches!(e.kind, EventKind::MessageMarkedSent { relay_id: 0, msg_id: 0 }));
+    assert!(back && sim.counters().duplicates_skipped == 1);
+    let fenced = with("cas-lease-expires", "fencing", "true");
+    assert!(fenced.events().iter().any(|e| matches!(e.kind, EventKind::RelayFenced { relay_id: 0, msg_id: 0 })));
+    assert_eq!(with("cas-lease-expires", "claim_lease_ms", "60000").counters().duplicate_publishes, 0);
+    // sharded-hot-key: shard 0 takes almost seven in ten orders and its backlog nears a
+    // hundred while the others hold a few; the window's p99 is about 95 s. batch_size=20
+    // keeps up; shards=8 leaves the hot shard crowded.
+    let s = run("sharded-hot-key", 1).summary();
+    let (hot, rest) = s.shards.split_first().unwrap();
+    let share = hot.rows as f64 / s.shards.iter().map(|x| x.rows).sum::<u64>() as f64;
+    assert!((0.65..0.72).contains(&share), "{share}");
+    assert!((90..100).contains(&hot.max_backlog) && rest.iter().all(|x| x.max_backlog < 10), "{:?}", s.shards);
+    assert!((90_000..100_000).contains(&s.consistency_window_ms.p99), "{:?}", s.consistency_window_ms);
+    let faster = with("sharded-hot-key", "batch_size", "20").summary();
+    assert!(faster.shards[0].max_backlog < 20 && faster.consistency_window_ms.p99 < 10_000);
+    assert!(with("sharded-hot-key", "shards", "8").summary().shards[0].max_backlog > 50);
+}
