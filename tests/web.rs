@@ -1477,6 +1477,10 @@ fn an_empty_handed_scan_does_not_say_nothing_was_due() {
     assert!(zh.contains("看了 2 张）：没有能取的小票") && !zh.contains("到点"), "{zh}");
     let en = narrate_run(Words { lang: Lang::En, vocab: Vocab::Metaphor }, e, &run);
     assert!(en.contains("(2 looked at): nothing to take") && !en.contains("due"), "{en}");
+    // And the bubble over the runner.
+    use outbox_lab::ui::i18n::bubble;
+    assert_eq!(bubble(Words { lang: Lang::Zh, vocab: Vocab::Metaphor }, &e.kind), "没有能取的");
+    assert_eq!(bubble(Words { lang: Lang::En, vocab: Vocab::Metaphor }, &e.kind), "none to take");
 }
 
 /// With one relay its crash, pause and restart lines call it "the runner", as the stage does

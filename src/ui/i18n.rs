@@ -997,7 +997,7 @@ pub fn bubble(w: Words, e: &EventKind) -> &'static str {
         MessageInserted { .. } => "INSERT outbox",
         OrderCommitted { .. } => "COMMIT",
         TransactionRolledBack { .. } => "ROLLBACK",
-        RelayScanned { picked, .. } if picked.is_empty() => w.pick("没有到点的", "0 rows", "nothing due", "0 rows"),
+        RelayScanned { picked, .. } if picked.is_empty() => w.pick("没有能取的", "0 rows", "none to take", "0 rows"),
         RelayScanned { .. } => w.pick("取票", "SELECT … LIMIT", "pick up", "SELECT … LIMIT"),
         MessagePublished { .. } => w.pick("递进窗口", "publish", "hand in", "publish"),
         MessageMarkedSent { .. } => w.pick("盖「已送」", "SENT", "stamp sent", "SENT"),
