@@ -291,6 +291,10 @@ async fn scrubbing_to_the_end_shows_the_core_summary() {
     assert_eq!(m.cell("orders_committed"), s.orders_committed.to_string());
     assert_eq!(m.cell("publishes"), s.publishes.to_string());
     assert_eq!(m.cell("deliveries"), s.deliveries.to_string());
+    // Published (relay → MQ) and delivered (MQ → consumer) are two verbs, not one: a user test
+    // read "投递到 MQ 1" beside "MQ 投递次数 0" as a contradiction.
+    assert_eq!(m.text("[data-testid=publishes] th"), "发布到 MQ");
+    assert_eq!(m.text("[data-testid=deliveries] th"), "MQ 投递次数");
     assert_eq!(m.cell("duplicates_skipped"), s.duplicates_skipped.to_string());
     assert_eq!(m.cell("effects_applied"), s.effects_applied.to_string());
     assert_eq!(m.cell("outbox_done"), s.outbox.done.to_string());

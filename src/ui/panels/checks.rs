@@ -86,7 +86,7 @@ pub fn counts(run: &Run, f: &Frame) -> [Row; ROWS] {
             two_pc.then(|| clock(c.two_pc_blocked_ms)),
         ),
         ("orders_rolled_back", "事务回滚", "rolled back", when(!two_pc, c.orders_rolled_back)),
-        ("publishes", "投递到 MQ", "published", when(!two_pc, c.publishes)),
+        ("publishes", "发布到 MQ", "published", when(!two_pc, c.publishes)),
         ("deliveries", "MQ 投递次数", "deliveries", when(!two_pc, c.deliveries)),
         ("redeliveries", "其中 MQ 重投", "of which redelivered", when(!two_pc, c.duplicate_deliveries)),
         ("half_check_backs", "MQ 回查", "check-backs", when(half, c.half_check_backs)),
