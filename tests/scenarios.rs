@@ -355,3 +355,39 @@ fn the_relay_guides_say_what_their_runs_do() {
     assert!(faster.shards[0].max_backlog < 20 && faster.consistency_window_ms.p99 < 10_000);
     assert!(with("sharded-hot-key", "shards", "8").summary().shards[0].max_backlog > 50);
 }
+
+/// The guides under the full scan, the archive and the two wrong turns say these numbers.
+#[test]
+fn the_table_and_wrong_turn_guides_say_what_their_runs_do() {
+    let with = |id: &str, key: &str, value: &str| {
+        let s = scenario::find(id).unwrap();
+        let mut config = s.config.clone();
+        config.set(key, value).unwrap();
+        sim::run(&s, config, 1).unwrap().summary()
+    };
+    // full-scan-incident: every scan reads the 100,000 old rows and more, about 40 s each, and
+    // an order's write takes 4 ms, not 2; the window's p50 is over two minutes. index=true:
+    // a scan reads at most a batch, and writes take 2 ms.
+    let s = run("full-scan-incident", 1).summary();
+    assert!(s.max_rows_examined_per_scan > 100_000 && (39_000..41_000).contains(&s.max_scan_latency_ms), "{s:?}");
+    assert_eq!((s.order_write_ms.p50, s.order_write_ms.max), (4, 4));
+    assert!(s.consistency_window_ms.p50 > 120_000);
+    let indexed = with("full-scan-incident", "index", "true");
+    assert!(indexed.max_rows_examined_per_scan <= 20 && indexed.order_write_ms.max == 2, "{indexed:?}");
+    // archive: 11 archive runs, the hot table empty at the end and 200 rows in history; the
+    // scan reads at most 13 rows. archive_after_ms=0: the 200 DONE rows stay.
+    let sim = run("archive", 1);
+    let runs = sim.events().iter().filter(|e| matches!(e.kind, EventKind::RowsArchived { .. })).count();
+    let s = sim.summary();
+    assert_eq!((runs, s.archive.hot_rows, s.archive.history_rows, s.orders_committed), (11, 0, 200, 200));
+    assert_eq!(s.max_rows_examined_per_scan, 13);
+    assert_eq!(with("archive", "archive_after_ms", "0").outbox.done, 200);
+    // send-then-commit: 6 ghost charges in 40 orders; none with the outbox.
+    let s = run("send-then-commit", 1).summary();
+    assert_eq!((s.orders_committed + s.orders_rolled_back, s.ghost_effects), (40, 6));
+    assert_eq!(with("send-then-commit", "mode", "outbox").ghost_effects, 0);
+    // commit-then-send: 4 of 40 orders lost; none with the outbox.
+    let s = run("commit-then-send", 1).summary();
+    assert_eq!((s.orders_committed + s.orders_rolled_back, s.lost_orders), (40, 4));
+    assert_eq!(with("commit-then-send", "mode", "outbox").lost_orders, 0);
+}
