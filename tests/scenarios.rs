@@ -391,3 +391,57 @@ fn the_table_and_wrong_turn_guides_say_what_their_runs_do() {
     assert_eq!((s.orders_committed + s.orders_rolled_back, s.lost_orders), (40, 4));
     assert_eq!(with("commit-then-send", "mode", "outbox").lost_orders, 0);
 }
+
+/// The guides under the outage, the reconciliation, 2PC, the AI agent and one fault three
+/// ways say these numbers.
+#[test]
+fn the_last_five_guides_say_what_their_runs_do() {
+    let with = |id: &str, key: &str, value: &str| {
+        let s = scenario::find(id).unwrap();
+        let mut config = s.config.clone();
+        config.set(key, value).unwrap();
+        sim::run(&s, config, 1).unwrap().summary()
+    };
+    // outage-dead-letters: six messages fail six times each and go DEAD; the reconciler, at
+    // the third hour, re-publishes all six; their rows stay DEAD. max_retries=10: none DEAD.
+    let sim = run("outage-dead-letters", 1);
+    let s = sim.summary();
+    assert_eq!((s.orders_committed, s.publish_failures, s.outbox.dead, s.effects_applied), (6, 36, 6, 6));
+    assert_eq!((s.reconciliation.runs, s.reconciliation.by_kind.dead_message, s.reconciliation.compensated), (1, 6, 6));
+    let started = sim.events().iter().find(|e| matches!(e.kind, EventKind::ReconcileStarted { .. })).unwrap();
+    assert_eq!(started.at_ms, 3 * 60 * 60 * 1000);
+    let patient = with("outage-dead-letters", "max_retries", "10");
+    assert!(patient.outbox.dead == 0 && patient.effects_applied == 6);
+    // reconcile-compensate: 7 of 40 orders crash between commit and publish; found and
+    // re-published, none lost, the window at most just under 10 minutes. Without
+    // compensation: 7 lost.
+    let s = run("reconcile-compensate", 1).summary();
+    assert_eq!((s.orders_committed, s.order_crashes, s.reconciliation.compensated, s.lost_orders), (40, 7, 7, 0));
+    assert!((540_000..600_000).contains(&s.consistency_window_ms.max), "{:?}", s.consistency_window_ms);
+    assert_eq!(with("reconcile-compensate", "reconcile_compensate", "false").lost_orders, 7);
+    // two-pc-n-nodes: 91 of 400 rounds fail, against 1 − 0.95⁵ ≈ 22.6 %; two participants
+    // fail about one round in ten.
+    let t = run("two-pc-n-nodes", 1).summary().two_pc;
+    assert_eq!((t.rounds, t.failed_rounds, (t.analytic_failure_rate * 1000.0).round()), (400, 91, 226.0));
+    assert!(t.blocked_ms > 0);
+    let two = with("two-pc-n-nodes", "participants", "2").two_pc;
+    assert!((0.08..0.13).contains(&two.measured_failure_rate), "{two:?}");
+    // ai-agent-tool-call: 12 calls, 17 deliveries, 3 consumer crashes, each refund once;
+    // without dedup 4 refunds twice.
+    let s = run("ai-agent-tool-call", 1).summary();
+    assert_eq!(
+        (s.orders_committed, s.deliveries, s.consumer_crashes, s.effects_applied, s.duplicate_effects),
+        (12, 17, 3, 12, 0)
+    );
+    assert_eq!(with("ai-agent-tool-call", "idempotent", "false").duplicate_effects, 4);
+    // one-fault-three-ways: B002's crash loses nothing (published at the 30 s scan); it is
+    // lost with commit_then_send and a ghost charge with send_then_commit.
+    let sim = run("one-fault-three-ways", 1);
+    let published = sim
+        .events()
+        .iter()
+        .find(|e| matches!(&e.kind, EventKind::MessagePublished { biz_key, .. } if &**biz_key == "B002"));
+    assert!(published.is_some_and(|e| (30_000..31_000).contains(&e.at_ms)) && sim.summary().lost_orders == 0);
+    assert_eq!(with("one-fault-three-ways", "mode", "commit_then_send").lost_orders, 1);
+    assert_eq!(with("one-fault-three-ways", "mode", "send_then_commit").ghost_effects, 1);
+}
