@@ -497,6 +497,18 @@ await shot('lessons-en-ai');
   const asked = await page.evaluate(() => window.scrolls.length);
   ok(asked >= 1 && stageTop[0] >= -1 && stageTop[0] < stageTop[1] * 0.6, `after "show me" the lab asked the course page (${asked}x) to bring the stage into view (its top at ${Math.round(stageTop[0])} of ${stageTop[1]}px)`);
   await page.screenshot({ path: path.join(out, 'embed-lessons.png'), fullPage: true });
+  // On a phone: the course page (with its viewport meta, as the README asks) is as wide as the
+  // phone, and so is the lab inside it, in the phone's layout, not 980 px shrunk to fit.
+  const phone = await newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true }, 'embedded on a phone');
+  await phone.goto(course);
+  await phone.frameLocator('#outbox-lab').locator('[data-testid=scene]').waitFor();
+  const widths = await phone.evaluate(() => {
+    const f = document.getElementById('outbox-lab');
+    return [window.innerWidth, f.contentWindow.innerWidth, f.contentDocument.querySelector('svg.scene').getAttribute('data-layout')];
+  });
+  ok(widths[0] === 375 && widths[1] <= 375 && widths[1] > 300 && widths[2] === 'phone',
+    `embedded on a 375 px phone: the course page is ${widths[0]} px wide, the lab ${widths[1]} px, its stage in the ${widths[2]} layout`);
+  await phone.close();
 }
 
 // ---- a 375 px phone: no sideways page scroll, one column, the stage scales, tables scroll in their box ----
