@@ -228,13 +228,13 @@ fn int(n: u64) -> String {
     out
 }
 
-/// Words for the two vocabularies: the restaurant or the technical names.
 /// The number a runner is called by: the restaurant counts from 1 (as the lab's lines and its
 /// stage), the technical words say the relay's id (from 0).
 fn relay_number(req: &Request, relay_id: u32) -> u32 {
     relay_id + u32::from(req.link.vocab == Vocab::Metaphor)
 }
 
+/// Words for the two vocabularies: the restaurant or the technical names.
 fn word<'a>(req: &Request, zh_metaphor: &'a str, zh_tech: &'a str, en_metaphor: &'a str, en_tech: &'a str) -> &'a str {
     match req.link.vocab {
         Vocab::Metaphor => req.t(zh_metaphor, en_metaphor),

@@ -113,7 +113,7 @@ pub fn relay_number(w: Words, relay_id: u32) -> u32 {
 
 /// A relay's name in a line; `capital` for the start of an English sentence. A numbered
 /// Chinese name ends in a space, for the word after it ("跑堂 1 刚把…", "跑堂刚把…").
-pub fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String {
+fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String {
     use super::i18n::Lang;
     let english = in_english(w);
     let w = Words { lang: if english { Lang::En } else { Lang::Zh }, ..w };
