@@ -10,6 +10,14 @@ fn run(id: &str, seed: u64) -> Simulation {
     sim::run(&s, s.config.clone(), seed).unwrap()
 }
 
+/// Scenario `id` played with one setting changed (seed 1), as a guide's "try" button plays it.
+fn with(id: &str, key: &str, value: &str) -> Simulation {
+    let s = scenario::find(id).unwrap();
+    let mut config = s.config.clone();
+    config.set(key, value).unwrap();
+    sim::run(&s, config, 1).unwrap()
+}
+
 fn kinds(sim: &Simulation) -> Vec<&'static str> {
     sim.events().iter().map(|e| e.kind.name()).collect()
 }
@@ -295,12 +303,6 @@ fn every_message_delivered_for_the_first_time_was_published() {
 /// numbers; these are those numbers, and the settings they suggest do what they say.
 #[test]
 fn the_relay_guides_say_what_their_runs_do() {
-    let with = |id: &str, key: &str, value: &str| {
-        let s = scenario::find(id).unwrap();
-        let mut config = s.config.clone();
-        config.set(key, value).unwrap();
-        sim::run(&s, config, 1).unwrap()
-    };
     // two-relays-no-lock: all four sent twice, the repeats skipped, charged once.
     let c = run("two-relays-no-lock", 1).counters().clone();
     assert_eq!((c.duplicate_publishes, c.duplicates_skipped, c.duplicate_effects), (4, 4, 0));
@@ -359,12 +361,6 @@ fn the_relay_guides_say_what_their_runs_do() {
 /// The guides under the full scan, the archive and the two wrong turns say these numbers.
 #[test]
 fn the_table_and_wrong_turn_guides_say_what_their_runs_do() {
-    let with = |id: &str, key: &str, value: &str| {
-        let s = scenario::find(id).unwrap();
-        let mut config = s.config.clone();
-        config.set(key, value).unwrap();
-        sim::run(&s, config, 1).unwrap().summary()
-    };
     // full-scan-incident: every scan reads the 100,000 old rows and more, about 40 s each, and
     // an order's write takes 4 ms, not 2; the window's p50 is over two minutes. index=true:
     // a scan reads at most a batch, and writes take 2 ms.
@@ -372,7 +368,7 @@ fn the_table_and_wrong_turn_guides_say_what_their_runs_do() {
     assert!(s.max_rows_examined_per_scan > 100_000 && (39_000..41_000).contains(&s.max_scan_latency_ms), "{s:?}");
     assert_eq!((s.order_write_ms.p50, s.order_write_ms.max), (4, 4));
     assert!(s.consistency_window_ms.p50 > 120_000);
-    let indexed = with("full-scan-incident", "index", "true");
+    let indexed = with("full-scan-incident", "index", "true").summary();
     assert!(indexed.max_rows_examined_per_scan <= 20 && indexed.order_write_ms.max == 2, "{indexed:?}");
     // archive: 11 archive runs, the hot table empty at the end and 200 rows in history; the
     // scan reads at most 13 rows. archive_after_ms=0: the 200 DONE rows stay.
@@ -381,27 +377,21 @@ fn the_table_and_wrong_turn_guides_say_what_their_runs_do() {
     let s = sim.summary();
     assert_eq!((runs, s.archive.hot_rows, s.archive.history_rows, s.orders_committed), (11, 0, 200, 200));
     assert_eq!(s.max_rows_examined_per_scan, 13);
-    assert_eq!(with("archive", "archive_after_ms", "0").outbox.done, 200);
+    assert_eq!(with("archive", "archive_after_ms", "0").summary().outbox.done, 200);
     // send-then-commit: 6 ghost charges in 40 orders; none with the outbox.
     let s = run("send-then-commit", 1).summary();
     assert_eq!((s.orders_committed + s.orders_rolled_back, s.ghost_effects), (40, 6));
-    assert_eq!(with("send-then-commit", "mode", "outbox").ghost_effects, 0);
+    assert_eq!(with("send-then-commit", "mode", "outbox").summary().ghost_effects, 0);
     // commit-then-send: 4 of 40 orders lost; none with the outbox.
     let s = run("commit-then-send", 1).summary();
     assert_eq!((s.orders_committed + s.orders_rolled_back, s.lost_orders), (40, 4));
-    assert_eq!(with("commit-then-send", "mode", "outbox").lost_orders, 0);
+    assert_eq!(with("commit-then-send", "mode", "outbox").summary().lost_orders, 0);
 }
 
 /// The guides under the outage, the reconciliation, 2PC, the AI agent and one fault three
 /// ways say these numbers.
 #[test]
 fn the_last_five_guides_say_what_their_runs_do() {
-    let with = |id: &str, key: &str, value: &str| {
-        let s = scenario::find(id).unwrap();
-        let mut config = s.config.clone();
-        config.set(key, value).unwrap();
-        sim::run(&s, config, 1).unwrap().summary()
-    };
     // outage-dead-letters: six messages fail six times each and go DEAD; the reconciler, at
     // the third hour, re-publishes all six; their rows stay DEAD. max_retries=10: none DEAD.
     let sim = run("outage-dead-letters", 1);
@@ -410,7 +400,7 @@ fn the_last_five_guides_say_what_their_runs_do() {
     assert_eq!((s.reconciliation.runs, s.reconciliation.by_kind.dead_message, s.reconciliation.compensated), (1, 6, 6));
     let started = sim.events().iter().find(|e| matches!(e.kind, EventKind::ReconcileStarted { .. })).unwrap();
     assert_eq!(started.at_ms, 3 * 60 * 60 * 1000);
-    let patient = with("outage-dead-letters", "max_retries", "10");
+    let patient = with("outage-dead-letters", "max_retries", "10").summary();
     assert!(patient.outbox.dead == 0 && patient.effects_applied == 6);
     // reconcile-compensate: 7 of 40 orders crash between commit and publish; found and
     // re-published, none lost, the window at most just under 10 minutes. Without
@@ -418,13 +408,13 @@ fn the_last_five_guides_say_what_their_runs_do() {
     let s = run("reconcile-compensate", 1).summary();
     assert_eq!((s.orders_committed, s.order_crashes, s.reconciliation.compensated, s.lost_orders), (40, 7, 7, 0));
     assert!((540_000..600_000).contains(&s.consistency_window_ms.max), "{:?}", s.consistency_window_ms);
-    assert_eq!(with("reconcile-compensate", "reconcile_compensate", "false").lost_orders, 7);
+    assert_eq!(with("reconcile-compensate", "reconcile_compensate", "false").summary().lost_orders, 7);
     // two-pc-n-nodes: 91 of 400 rounds fail, against 1 − 0.95⁵ ≈ 22.6 %; two participants
     // fail about one round in ten.
     let t = run("two-pc-n-nodes", 1).summary().two_pc;
     assert_eq!((t.rounds, t.failed_rounds, (t.analytic_failure_rate * 1000.0).round()), (400, 91, 226.0));
     assert!(t.blocked_ms > 0);
-    let two = with("two-pc-n-nodes", "participants", "2").two_pc;
+    let two = with("two-pc-n-nodes", "participants", "2").summary().two_pc;
     assert!((0.08..0.13).contains(&two.measured_failure_rate), "{two:?}");
     // ai-agent-tool-call: 12 calls, 17 deliveries, 3 consumer crashes, each refund once;
     // without dedup 4 refunds twice.
@@ -433,7 +423,7 @@ fn the_last_five_guides_say_what_their_runs_do() {
         (s.orders_committed, s.deliveries, s.consumer_crashes, s.effects_applied, s.duplicate_effects),
         (12, 17, 3, 12, 0)
     );
-    assert_eq!(with("ai-agent-tool-call", "idempotent", "false").duplicate_effects, 4);
+    assert_eq!(with("ai-agent-tool-call", "idempotent", "false").summary().duplicate_effects, 4);
     // one-fault-three-ways: B002's crash loses nothing (published at the 30 s scan); it is
     // lost with commit_then_send and a ghost charge with send_then_commit.
     let sim = run("one-fault-three-ways", 1);
@@ -442,6 +432,6 @@ fn the_last_five_guides_say_what_their_runs_do() {
         .iter()
         .find(|e| matches!(&e.kind, EventKind::MessagePublished { biz_key, .. } if &**biz_key == "B002"));
     assert!(published.is_some_and(|e| (30_000..31_000).contains(&e.at_ms)) && sim.summary().lost_orders == 0);
-    assert_eq!(with("one-fault-three-ways", "mode", "commit_then_send").lost_orders, 1);
-    assert_eq!(with("one-fault-three-ways", "mode", "send_then_commit").ghost_effects, 1);
+    assert_eq!(with("one-fault-three-ways", "mode", "commit_then_send").summary().lost_orders, 1);
+    assert_eq!(with("one-fault-three-ways", "mode", "send_then_commit").summary().ghost_effects, 1);
 }
