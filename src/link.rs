@@ -55,6 +55,12 @@ impl Vocab {
             _ => None,
         }
     }
+    /// The number a relay is called by: the restaurant counts its runners from 1, as it counts
+    /// its racks and the window's slots; the technical words say the relay's id (from 0, as
+    /// shards). The lab's lines and stage and the insight views all say it so.
+    pub fn relay_number(self, relay_id: u32) -> u32 {
+        relay_id + u32::from(self == Vocab::Metaphor)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

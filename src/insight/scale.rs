@@ -228,12 +228,6 @@ fn int(n: u64) -> String {
     out
 }
 
-/// The number a runner is called by: the restaurant counts from 1 (as the lab's lines and its
-/// stage), the technical words say the relay's id (from 0).
-fn relay_number(req: &Request, relay_id: u32) -> u32 {
-    relay_id + u32::from(req.link.vocab == Vocab::Metaphor)
-}
-
 /// Words for the two vocabularies: the restaurant or the technical names.
 fn word<'a>(req: &Request, zh_metaphor: &'a str, zh_tech: &'a str, en_metaphor: &'a str, en_tech: &'a str) -> &'a str {
     match req.link.vocab {
@@ -494,7 +488,7 @@ fn lanes_svg(req: &Request, sim: &Simulation, lanes: u32) -> Html {
             LaneGrid::LEFT - 6.0,
             y + LaneGrid::LANE / 2.0 + 4.0,
             runner,
-            relay_number(req, lane)
+            req.link.vocab.relay_number(lane)
         );
     }
     let mut prev_at: Option<u64> = None;
@@ -629,7 +623,7 @@ fn mark_svg(m: &Mark, g: &LaneGrid, cx: f64, text: &str) -> Html {
 /// What a mark says: who, when, what.
 fn mark_text(req: &Request, m: &Mark, runner: &str) -> String {
     let when = duration(m.at_ms as f64);
-    let who = format!("{runner} {}", relay_number(req, m.relay));
+    let who = format!("{runner} {}", req.link.vocab.relay_number(m.relay));
     let key = &m.key;
     match (&m.kind, req.zh()) {
         (MarkKind::Scan { rows, picked, locked }, true) => {
@@ -640,20 +634,20 @@ fn mark_text(req: &Request, m: &Mark, runner: &str) -> String {
             if *locked { " (locked)" } else { "" }
         ),
         (MarkKind::Publish { first_by: Some(f) }, true) => {
-            let f = relay_number(req, *f);
+            let f = req.link.vocab.relay_number(*f);
             format!("{who} · {when} · 重复发布 {key}（{runner} {f} 已发过）")
         }
         (MarkKind::Publish { first_by: Some(f) }, false) => {
-            let f = relay_number(req, *f);
+            let f = req.link.vocab.relay_number(*f);
             format!("{who} · {when} · duplicate publish of {key} ({runner} {f} sent it already)")
         }
         (MarkKind::Publish { first_by: None }, true) => format!("{who} · {when} · 发布 {key}"),
         (MarkKind::Publish { first_by: None }, false) => format!("{who} · {when} · published {key}"),
         (MarkKind::Wait { holder }, true) => {
-            format!("{who} · {when} · 等锁（{runner} {} 持有）", relay_number(req, *holder))
+            format!("{who} · {when} · 等锁（{runner} {} 持有）", req.link.vocab.relay_number(*holder))
         }
         (MarkKind::Wait { holder }, false) => {
-            format!("{who} · {when} · waits for the lock ({runner} {} holds it)", relay_number(req, *holder))
+            format!("{who} · {when} · waits for the lock ({runner} {} holds it)", req.link.vocab.relay_number(*holder))
         }
         (MarkKind::Conflict, true) => format!("{who} · {when} · CAS 冲突：{key} 已被别人抢走，影响 0 行"),
         (MarkKind::Conflict, false) => format!("{who} · {when} · CAS conflict: {key} already claimed, 0 rows affected"),

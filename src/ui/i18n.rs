@@ -644,7 +644,7 @@ fn relay_line(w: Words, e: &Event, key_of: &dyn Fn(u64) -> String) -> String {
             }
         }
         RelayScanStarted { relay_id, shard, done_at_ms } => {
-            let number = super::i18n_scale::relay_number(w, *relay_id);
+            let number = w.vocab.relay_number(*relay_id);
             let takes = span(done_at_ms.saturating_sub(e.at_ms));
             let until = clock(*done_at_ms);
             let rack = shard + 1;

@@ -105,12 +105,6 @@ fn in_english(w: Words) -> bool {
     w.lang == super::i18n::Lang::En && !super::english::failed()
 }
 
-/// The number a relay is called by: the restaurant counts its runners from 1, as it counts its
-/// racks and the window's slots; the technical voice says the relay's id (from 0, as shards).
-pub fn relay_number(w: Words, relay_id: u32) -> u32 {
-    relay_id + u32::from(w.vocab == super::i18n::Vocab::Metaphor)
-}
-
 /// A relay's name in a line; `capital` for the start of an English sentence. A numbered
 /// Chinese name ends in a space, for the word after it ("跑堂 1 刚把…", "跑堂刚把…").
 fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String {
@@ -124,7 +118,7 @@ fn relay_name(w: Words, relay_id: u32, cast: RelayCast, capital: bool) -> String
     let mut name = String::from(if english && cast != RelayCast::Numbered { "the " } else { "" });
     name.push_str(word);
     if cast == RelayCast::Numbered {
-        name = format!("{name} {}{}", relay_number(w, relay_id), if english { "" } else { " " });
+        name = format!("{name} {}{}", w.vocab.relay_number(relay_id), if english { "" } else { " " });
     }
     if capital {
         if let Some(first) = name.get_mut(0..1) {
@@ -168,7 +162,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
         ),
         RelayLockWaited { relay_id, holder } => (
             ("跑堂 {0} 想拿的小票被跑堂 {1} 按着，只好等他送完", "中继 {0} 的 SELECT … FOR UPDATE 被中继 {1} 的行锁阻塞，等它提交", en!("The tickets runner {0} wants are held by runner {1}: it waits until they are delivered"), en!("Relay {0}'s SELECT … FOR UPDATE blocks on relay {1}'s row locks until it commits")),
-            vec![relay_number(w, *relay_id).to_string(), relay_number(w, *holder).to_string()],
+            vec![w.vocab.relay_number(*relay_id).to_string(), w.vocab.relay_number(*holder).to_string()],
         ),
         RowClaimed { relay_id, msg_id, lease_until_ms } => (
             ("{0}在 {1} 的小票上夹了个「我来送」（到 {3}）", "{0}认领消息 {2}：条件 UPDATE 影响 1 行，租约到 {3}", en!("{0} clips a \"mine\" tag on ticket {1} (until {3})"), en!("{0} claims message {2}: the conditional UPDATE affected 1 row (lease until {3})")),
@@ -176,7 +170,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
         ),
         CasConflict { relay_id, msg_id } => (
             ("跑堂 {0} 发现 {1} 已被别人夹走，松手不送", "中继 {0} 认领消息 {2} 失败：条件 UPDATE 影响 0 行，不发送", en!("Runner {0} finds ticket {1} already tagged by someone else and lets go"), en!("Relay {0} fails to claim message {2}: the conditional UPDATE affected 0 rows; not published")),
-            vec![relay_number(w, *relay_id).to_string(), key_of(*msg_id), n(msg_id)],
+            vec![w.vocab.relay_number(*relay_id).to_string(), key_of(*msg_id), n(msg_id)],
         ),
         RelayCrashed { relay_id, msg_id, restart_at_ms, before_position: false } => (
             ("{0}刚把 {1} 递进窗口，还没盖「已送」就摔倒了（{3} 回来）", "{0}发布消息 {2} 后、标记 SENT 前崩溃；事务回滚，{3} 重启", en!("{0} handed in ticket {1} but fell before stamping it (back at {3})"), en!("{0} crashed after publishing message {2}, before marking it SENT; its transaction rolled back; restarts at {3}")),
@@ -262,7 +256,7 @@ fn say(e: &EventKind, key_of: &dyn Fn(u64) -> String, w: Words, cast: RelayCast)
         ),
         RelayFenced { relay_id, msg_id } => (
             ("跑堂 {0} 想给 {1} 盖章，可票上已是别人的夹子：章盖不上，票保持原样", "中继 {0} 带令牌的 UPDATE（… AND next_retry_at = 自己的租约到期时间）影响 0 行：认领已被取代，行保持新主人写下的状态", en!("Runner {0} tries to stamp ticket {1}, but the tag on it is someone else's now: the stamp does not take"), en!("Relay {0}'s fenced UPDATE (… AND next_retry_at = its own lease end) affected 0 rows: its claim was superseded; the row keeps what the newer owner wrote")),
-            vec![relay_number(w, *relay_id).to_string(), key_of(*msg_id), n(msg_id)],
+            vec![w.vocab.relay_number(*relay_id).to_string(), key_of(*msg_id), n(msg_id)],
         ),
         RelayRestarted { relay_id } => (
             ("{0}回到岗位", "{0}重启完成", en!("{0} is back at work"), en!("{0} has restarted")),

@@ -87,7 +87,7 @@ pub fn Scene(lab: Lab) -> impl IntoView {
             let connector = shown.filter(|r| r.log_reader);
             let label = if connector.is_some() { w.t(Label::Clerk) } else { w.t(Label::Runner) };
             let mut o = if relays.len() > 1 {
-                let number = super::i18n_scale::relay_number(w, id);
+                let number = w.vocab.relay_number(id);
                 html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{} {}</text>"#, label, number)
             } else {
                 html!(r#"<text x="20" y="150" class="label" data-testid="label-runner">{}</text>"#, label)
